@@ -1,0 +1,48 @@
+# Slipway. The two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build run test test-go fuzz bench generate prereqs probe clean
+
+all: build
+
+build: probe
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/slipway ./cmd/slipway
+
+# The static health-check probe, embedded into slipway (see runtime/probe).
+probe:
+	@$(MAKE) -s -C runtime/probe
+
+prereqs:
+	@bash scripts/prereqs.sh
+
+# Starts Slipway on this machine: a private Postgres when DATABASE_URL is
+# unset, the worker, the gateway and the dashboard.
+run: prereqs build
+	./bin/slipway dev
+
+# Runs every test against real Postgres, real Docker Swarm and real Chromium.
+test: prereqs build
+	@export DATABASE_URL="$${DATABASE_URL:-$$(bash scripts/test-postgres.sh)}"; \
+	  export SLIPWAY_BIN="$(CURDIR)/bin/slipway"; \
+	  $(GO) test -count=1 -timeout 45m ./... && \
+	  bash scripts/fuzz.sh 10s
+
+test-go:
+	$(GO) test -count=1 ./...
+
+fuzz:
+	bash scripts/fuzz.sh 5m
+
+bench: prereqs build
+	@export DATABASE_URL="$${DATABASE_URL:-$$(bash scripts/test-postgres.sh)}"; \
+	  $(GO) test -run '^$$' -bench . -benchmem ./...
+
+generate:
+	$(GO) tool templ generate
+	$(GO) run ./cmd/slipway schema > docs/slipway.schema.json
+
+clean:
+	rm -rf bin test-artifacts
