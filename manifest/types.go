@@ -84,6 +84,12 @@ type Repository struct {
 	URL    string `toml:"url,omitempty" json:"url,omitempty" jsonschema:"description=Clone URL (file, git, http(s) or ssh)."`
 	Branch string `toml:"branch,omitempty" json:"branch,omitempty" jsonschema:"description=Branch whose head is built."`
 	Commit string `toml:"commit,omitempty" json:"commit,omitempty" jsonschema:"description=Full commit hash; wins over branch."`
+
+	// problem describes a value that is neither "self" nor a table of the
+	// fields above, and problemKey the offending key; Decode reports them
+	// with their position (see decode_repository.go).
+	problem    string
+	problemKey string
 }
 
 // Build describes a Docker build.

@@ -3,9 +3,10 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 // Int is an integer setting that may instead be exactly one ${{ }}
@@ -14,6 +15,12 @@ import (
 type Int struct {
 	N   int64
 	Ref string
+
+	// bad holds the source text of a value that is neither an integer nor a
+	// string holding a reference. Unmarshalling records it instead of
+	// failing, because the decoder would report the failure without a field
+	// or position; Decode reports it with both (see decode.go).
+	bad string
 }
 
 // NewInt returns a concrete integer setting.
@@ -31,43 +38,73 @@ func (i *Int) Or(def int64) int64 {
 // IsRef reports whether the setting still holds a reference.
 func (i *Int) IsRef() bool { return i != nil && i.Ref != "" }
 
-// UnmarshalTOML accepts an integer or a string.
+// UnmarshalTOML accepts an integer or a string holding a reference.
 func (i *Int) UnmarshalTOML(data []byte) error {
 	s := strings.TrimSpace(string(data))
 	// The decoder hands over "key = value" for a value; keep the value.
 	if eq := strings.Index(s, "="); eq >= 0 && !strings.HasPrefix(s, "\"") && !strings.HasPrefix(s, "'") {
 		s = strings.TrimSpace(s[eq+1:])
 	}
-	return i.parse(s)
+	i.parse(s, true)
+	return nil
 }
 
-// UnmarshalJSON accepts a number or a string.
+// UnmarshalJSON accepts a number or a string holding a reference.
 func (i *Int) UnmarshalJSON(data []byte) error {
-	return i.parse(string(bytes.TrimSpace(data)))
+	i.parse(string(bytes.TrimSpace(data)), false)
+	return nil
 }
 
-func (i *Int) parse(s string) error {
+func (i *Int) parse(s string, isTOML bool) {
+	*i = Int{bad: s}
 	if s == "" {
-		return fmt.Errorf("expected an integer or a ${{ }} reference")
+		return
 	}
-	switch s[0] {
-	case '"':
-		var str string
-		if err := json.Unmarshal([]byte(s), &str); err != nil {
-			return fmt.Errorf("expected an integer or a ${{ }} reference, got %s", s)
+	if str, ok := unquote(s, isTOML); ok {
+		// Strings are never parsed into numbers: a string is accepted in an
+		// integer field only when it holds a reference.
+		if strings.Contains(str, "${{") {
+			*i = Int{Ref: str}
 		}
-		*i = Int{Ref: str}
-		return nil
-	case '\'':
-		*i = Int{Ref: strings.Trim(s, "'")}
-		return nil
+		return
 	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+	if isTOML {
+		s = strings.ReplaceAll(s, "_", "")
+	} else if len(s) > 1 && (s[0] == '0' || strings.HasPrefix(s, "-0")) {
+		return // JSON has no octal, hexadecimal or leading zeros
+	}
+	n, err := strconv.ParseInt(s, 0, 64)
 	if err != nil {
-		return fmt.Errorf("expected an integer or a ${{ }} reference, got %s", s)
+		return
 	}
 	*i = Int{N: n}
-	return nil
+}
+
+// unquote returns the text of a quoted TOML or JSON string.
+func unquote(s string, isTOML bool) (string, bool) {
+	if len(s) < 2 || (s[0] != '"' && !(isTOML && s[0] == '\'')) {
+		return "", false
+	}
+	// The common single-line forms without escapes need no decoder.
+	last := s[len(s)-1]
+	simple := last == s[0] && !strings.ContainsAny(s[1:len(s)-1], "\\\"'\n")
+	if simple {
+		return s[1 : len(s)-1], true
+	}
+	if isTOML {
+		var doc struct {
+			V string `toml:"v"`
+		}
+		if err := toml.Unmarshal([]byte("v = "+s), &doc); err != nil {
+			return "", false
+		}
+		return doc.V, true
+	}
+	var str string
+	if err := json.Unmarshal([]byte(s), &str); err != nil {
+		return "", false
+	}
+	return str, true
 }
 
 // MarshalJSON writes the integer, or the reference as a string.
@@ -87,6 +124,10 @@ type Value struct {
 	str   string
 	num   int64
 	truth bool
+
+	// bad holds the source text of a value of another type (a float, an
+	// array, a table); Decode reports it with its field and position.
+	bad string
 }
 
 type valueKind uint8
@@ -132,7 +173,8 @@ func (v Value) String() string {
 // IsString reports whether the value is a string.
 func (v Value) IsString() bool { return v.kind == valueString }
 
-// UnmarshalJSON accepts a string, an integer or a boolean.
+// UnmarshalJSON accepts a string, an integer or a boolean. Other values are
+// kept as a type mismatch that Decode reports with its position.
 func (v *Value) UnmarshalJSON(data []byte) error {
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -140,43 +182,36 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&raw); err != nil {
 		return err
 	}
+	*v = Value{bad: string(bytes.TrimSpace(data))}
 	switch x := raw.(type) {
 	case string:
 		*v = StringValue(x)
 	case bool:
 		*v = BoolValue(x)
 	case json.Number:
-		n, err := x.Int64()
-		if err != nil {
-			return fmt.Errorf("variables are strings, integers or booleans, got %s", x)
+		if n, err := x.Int64(); err == nil {
+			*v = IntValue(n)
 		}
-		*v = IntValue(n)
-	default:
-		return fmt.Errorf("variables are strings, integers or booleans, got %s", string(data))
 	}
 	return nil
 }
 
-// UnmarshalTOML accepts a string, an integer or a boolean.
+// UnmarshalTOML accepts a string, an integer or a boolean. Other values are
+// kept as a type mismatch that Decode reports with its position.
 func (v *Value) UnmarshalTOML(data []byte) error {
 	s := strings.TrimSpace(string(data))
+	*v = Value{bad: s}
 	switch {
 	case s == "true" || s == "false":
 		*v = BoolValue(s == "true")
 	case strings.HasPrefix(s, "\"") || strings.HasPrefix(s, "'"):
-		var str string
-		if s[0] == '\'' {
-			str = strings.Trim(s, "'")
-		} else if err := json.Unmarshal([]byte(s), &str); err != nil {
-			return fmt.Errorf("invalid string %s", s)
+		if str, ok := unquote(s, true); ok {
+			*v = StringValue(str)
 		}
-		*v = StringValue(str)
 	default:
-		n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
-		if err != nil {
-			return fmt.Errorf("variables are strings, integers or booleans, got %s", s)
+		if n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64); err == nil {
+			*v = IntValue(n)
 		}
-		*v = IntValue(n)
 	}
 	return nil
 }

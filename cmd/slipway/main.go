@@ -27,6 +27,13 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(
 		newVersionCommand(),
+		newAppCommand(),
+		newSchemaCommand(),
+		newWhoamiCommand(),
+		newServeCommand(),
+		newWorkerCommand(),
+		newGatewayCommand(),
+		newMigrateCommand(),
 	)
 	return root
 }

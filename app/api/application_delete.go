@@ -1,0 +1,16 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+)
+
+func (h *handler) applicationDelete(c *fiber.Ctx) error {
+	if err := service.DeleteApplication(c.UserContext(), h.store, callerOf(c).actor(), c.Params("app")); err != nil {
+		return h.fail(c, err)
+	}
+	return c.SendStatus(http.StatusNoContent)
+}

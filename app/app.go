@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/slipwayhq/slipway/app/api"
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/static"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// BodyLimit bounds every request body. Manifest uploads get a tighter limit
+// in their own handler.
+const BodyLimit = 1 << 20
+
+// Config is what the HTTP front end needs.
+type Config struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// Argon2 defaults to auth.DefaultArgon2.
+	Argon2 auth.Argon2Params
+	// SecureCookies forces the Secure cookie flag (behind a TLS-terminating
+	// proxy); cookies are Secure anyway on TLS requests.
+	SecureCookies bool
+	// LoginLimiter defaults to an in-memory limiter (see NewMemoryLimiter).
+	LoginLimiter Limiter
+	// Now defaults to time.Now; tests move the clock to expire things.
+	Now func() time.Time
+	// Jobs inserts River jobs in the transaction that changes what they act
+	// on (serve passes an insert-only client). Nil until a handler needs it.
+	Jobs JobInserter
+}
+
+// JobInserter is the part of a River client handlers use.
+type JobInserter interface {
+	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// New builds the Fiber application with every route registered.
+func New(cfg Config) *fiber.App {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Argon2 == (auth.Argon2Params{}) {
+		cfg.Argon2 = auth.DefaultArgon2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.LoginLimiter == nil {
+		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
+	}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs}
+	// A login for an unknown e-mail verifies against this hash, so it costs
+	// as much as a wrong password and timing does not reveal who has an account.
+	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
+
+	f := fiber.New(fiber.Config{
+		AppName:               "slipway",
+		BodyLimit:             BodyLimit,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ErrorHandler:          h.handleError,
+	})
+	f.Use(recover.New(), securityHeaders)
+	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+	f.Get("/healthz", h.healthShow)
+
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now})
+
+	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
+	f.Use(h.loadSession, h.checkCSRF)
+	f.Get("/", h.homeShow)
+	f.Get("/setup", h.setupShow)
+	f.Post("/setup", h.setupCreate)
+	f.Get("/login", h.loginShow)
+	f.Post("/login", h.loginCreate)
+	f.Post("/logout", h.logoutCreate)
+	f.Get("/invitations/:secret", h.invitationShow)
+	f.Post("/invitations/:secret/accept", h.invitationAccept)
+
+	f.Get("/account", h.requireUser, h.accountShow)
+	f.Post("/teams", h.requireUser, h.teamCreate)
+	f.Post("/teams/:team/switch", h.requireUser, h.teamSwitch)
+
+	f.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
+	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
+	f.Post("/applications/:app/delete", h.requireScope(auth.AppsDelete), h.applicationDelete)
+
+	f.Get("/members", h.requireTeam, h.memberList)
+	f.Post("/members/invitations", h.requireScope(auth.MembersManage), h.invitationCreate)
+	f.Post("/members/invitations/:invitation/revoke", h.requireScope(auth.MembersManage), h.invitationRevoke)
+	f.Post("/members/:user/role", h.requireScope(auth.MembersManage), h.memberUpdate)
+	f.Post("/members/:user/remove", h.requireScope(auth.MembersManage), h.memberRemove)
+
+	f.Get("/tokens", h.requireTeam, h.tokenList)
+	f.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
+	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)
+	return f
+}
+
+// handler holds what every dashboard handler needs.
+type handler struct {
+	store   *store.Store
+	log     *slog.Logger
+	argon   auth.Argon2Params
+	secure  bool
+	limiter Limiter
+	now     func() time.Time
+	jobs    JobInserter
+
+	dummyHash string
+}
+
+// securityHeaders stops framing (clickjacking on forms), MIME sniffing, and
+// leaking dashboard URLs (which contain ids) in Referer headers.
+func securityHeaders(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+	return c.Next()
+}
+
+// handleError is the one place dashboard errors are logged and shown.
+func (h *handler) handleError(c *fiber.Ctx, err error) error {
+	status, code, msg := http.StatusInternalServerError, "internal", "Something went wrong on our side. Try again; if it persists, check the server log."
+	var fe *fiber.Error
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		status, code, msg = http.StatusNotFound, "not_found", "There is nothing here, or you do not have access to it."
+	case errors.As(err, &fe):
+		status, code, msg = fe.Code, codeForStatus(fe.Code), fe.Message
+		if fe.Code == http.StatusNotFound {
+			msg = "There is nothing here, or you do not have access to it."
+		}
+	default:
+		h.log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	}
+	if isAPI(c) {
+		return api.WriteError(c, status, code, msg, nil)
+	}
+	return h.renderError(c, status, code, msg)
+}
+
+func codeForStatus(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusForbidden:
+		return "permission_denied"
+	case http.StatusRequestEntityTooLarge:
+		return "body_too_large"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	case http.StatusBadRequest:
+		return "bad_request"
+	}
+	return "error"
+}

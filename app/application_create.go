@@ -1,0 +1,26 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+func (h *handler) applicationCreate(c *fiber.Ctx) error {
+	name := c.FormValue("name")
+	_, err := service.CreateApplication(c.UserContext(), h.store, visitorOf(c).actor(), name)
+	if errs, ok := fieldErrors(err); ok {
+		rows, err := h.applicationRows(c)
+		if err != nil {
+			return err
+		}
+		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, name, errs))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/applications")
+}

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+func (h *handler) loginCreate(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	form := page.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
+	pw := c.FormValue("password")
+	fail := func(status int, field, msg string) error {
+		form.Errors = map[string]string{field: msg}
+		return h.render(c, status, "Log in", page.Login(form))
+	}
+	switch {
+	case form.Email == "":
+		return fail(http.StatusUnprocessableEntity, "email", "enter your e-mail address")
+	case pw == "":
+		return fail(http.StatusUnprocessableEntity, "password", "enter your password")
+	case len(pw) > auth.MaxPasswordBytes:
+		return fail(http.StatusUnprocessableEntity, "password", "password must be at most 128 bytes")
+	}
+	if !h.limiter.Allow(c.IP() + "\x00" + strings.ToLower(form.Email)) {
+		h.log.WarnContext(ctx, "login rate limited", "ip", c.IP())
+		c.Set(fiber.HeaderRetryAfter, "60")
+		return fail(http.StatusTooManyRequests, "", "Too many login attempts for this address. Wait a minute and try again.")
+	}
+	user, err := h.store.GetUserByEmail(ctx, form.Email)
+	hash := user.PasswordHash
+	if errors.Is(err, store.ErrNotFound) {
+		hash = h.dummyHash
+	} else if err != nil {
+		return err
+	}
+	ok, err := auth.VerifyPassword(hash, pw)
+	if err != nil {
+		return err
+	}
+	if !ok || user.ID == "" {
+		return fail(http.StatusUnauthorized, "", "E-mail address or password is wrong.")
+	}
+	if err := h.startSession(c, user.ID, ""); err != nil {
+		return err
+	}
+	return redirect(c, safeNext(form.Next))
+}

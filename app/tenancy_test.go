@@ -1,0 +1,141 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// TestTenancy_EveryRoute walks every registered route as the owner of team
+// A (every scope) aimed at team B's objects, and expects each to behave as
+// if B's object did not exist. A route added later is walked automatically;
+// one with a path parameter the walker cannot fill fails the test until a
+// filler is added here.
+func TestTenancy_EveryRoute(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	a := b.signup(t, "alice@example.com", "Team A")
+	bob := b.signup(t, "bob@example.com", "Team B")
+
+	bApp, err := b.store.CreateApplication(ctx, bob.team.ID, "bravo-secret-app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bTok, _ := b.token(t, bob.team, bob.user, auth.RoleOwner, auth.AppsRead)
+	bInvSecret := auth.NewSecret(auth.InvitationPrefix)
+	bInv, err := b.store.CreateInvitation(ctx, bob.team.ID, store.InvitationParams{
+		Email: "bravo-invitee@example.com", Role: store.RoleAdmin, TokenHash: store.HashToken(bInvSecret),
+		InvitedBy: bob.user.ID, ExpiresAt: time.Now().Add(time.Hour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, aSecret := b.token(t, a.team, a.user, auth.RoleOwner, auth.AllScopes...)
+
+	// fillers name, for each path parameter, team B's object to aim at.
+	fillers := map[string]string{
+		"app":        bApp.ID,
+		"token":      bTok.ID,
+		"invitation": bInv.ID,
+		"user":       bob.user.ID,
+		"team":       bob.team.ID,
+	}
+	// Routes addressed by a secret rather than an id: holding the secret is
+	// the permission (an invitation link works for whoever has it), so they
+	// are not tenancy-checked, and each must say why here.
+	bySecret := map[string]string{
+		"/invitations/:secret":        "invitation links admit their holder",
+		"/invitations/:secret/accept": "invitation links admit their holder",
+	}
+	// What must never appear in a response to team A.
+	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID}
+
+	param := regexp.MustCompile(`:([A-Za-z0-9_]+)[?+*]?`)
+	walked := 0
+	for _, rt := range b.app.GetRoutes(true) {
+		if rt.Method == http.MethodHead || rt.Method == http.MethodOptions || strings.HasPrefix(rt.Path, "/static") {
+			continue
+		}
+		if strings.ContainsAny(rt.Path, "*+") {
+			t.Fatalf("route %s %s has a wildcard the walker cannot aim at team B", rt.Method, rt.Path)
+		}
+		if _, ok := bySecret[rt.Path]; ok {
+			continue
+		}
+		var missing string
+		path := param.ReplaceAllStringFunc(rt.Path, func(m string) string {
+			name := param.FindStringSubmatch(m)[1]
+			v, ok := fillers[name]
+			if !ok {
+				missing = name
+			}
+			return v
+		})
+		if missing != "" {
+			t.Fatalf("route %s %s has parameter :%s that the tenancy walker cannot fill; add a team-B object for it to fillers", rt.Method, rt.Path, missing)
+		}
+		hasParams := path != rt.Path
+		walked++
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			var status int
+			var body string
+			if strings.HasPrefix(rt.Path, "/api/") {
+				r := b.api(t, aSecret, rt.Method, path, map[string]any{"name": "alpha-probe", "scopes": []string{"apps:read"}})
+				status, body = r.status, r.raw
+				if hasParams && (status != http.StatusNotFound || r.body["code"] != "not_found") {
+					t.Fatalf("%s %s as team A: status %d body %s, want 404 not_found", rt.Method, path, status, body)
+				}
+			} else {
+				br := b.sessionBrowser(t, a.user)
+				var r response
+				if rt.Method == http.MethodGet {
+					r = br.get(path)
+				} else {
+					req := httptest.NewRequest(rt.Method, path, strings.NewReader(url.Values{
+						"_csrf": {br.csrf}, "name": {"alpha-probe"}, "role": {"viewer"}, "email": {"probe@example.com"}, "team": {"Probe"},
+					}.Encode()))
+					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+					r = br.do(req)
+				}
+				status, body = r.status, r.body
+				if hasParams && status != http.StatusNotFound && status != http.StatusForbidden {
+					t.Fatalf("%s %s as team A: status %d, want 404 (or 403); body %s", rt.Method, path, status, truncate(body))
+				}
+			}
+			for _, leak := range leaks {
+				if strings.Contains(body, leak) {
+					t.Fatalf("%s %s as team A shows team B's %q", rt.Method, path, leak)
+				}
+			}
+		})
+	}
+	if walked < 20 {
+		t.Fatalf("walked only %d routes; the route registry looks wrong", walked)
+	}
+
+	// Nothing of team B changed.
+	if _, err := b.store.GetApplication(ctx, bob.team.ID, bApp.ID); err != nil {
+		t.Errorf("team B's application: %v", err)
+	}
+	if tok, err := b.store.GetAPIToken(ctx, bob.team.ID, bTok.ID); err != nil || tok.RevokedAt != nil {
+		t.Errorf("team B's token: %+v %v", tok, err)
+	}
+	if _, err := b.store.GetInvitation(ctx, bob.team.ID, bInv.ID); err != nil {
+		t.Errorf("team B's invitation: %v", err)
+	}
+	if m, err := b.store.GetMember(ctx, bob.team.ID, bob.user.ID); err != nil || m.Role != store.RoleOwner {
+		t.Errorf("team B's owner: %+v %v", m, err)
+	}
+	if _, err := b.store.GetMember(ctx, bob.team.ID, a.user.ID); err == nil {
+		t.Error("alice joined team B")
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/slipwayhq/slipway/app"
+	"github.com/slipwayhq/slipway/store"
+)
+
+const envDatabaseURL = "DATABASE_URL"
+
+// newServeCommand is `slipway serve`: the HTTP control plane (dashboard,
+// API). It migrates the database first, so a new version can be rolled out
+// by starting it.
+func newServeCommand() *cobra.Command {
+	var listen string
+	var secure bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP control plane: dashboard and API (needs DATABASE_URL)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			logger := newLogger()
+			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			inserter, err := newJobClient(pool, logger, false)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("--listen %s: %w", listen, err)
+			}
+			logger.Info("serving", "url", "http://"+ln.Addr().String())
+			return serveHTTP(ctx, ln, app.Config{Store: store.New(pool), Logger: logger, SecureCookies: secure, Jobs: inserter})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")
+	cmd.Flags().BoolVar(&secure, "secure-cookies", os.Getenv("SLIPWAY_SECURE_COOKIES") == "true",
+		"mark cookies Secure even on plain HTTP, for a TLS-terminating proxy in front (env SLIPWAY_SECURE_COOKIES=true)")
+	return cmd
+}
+
+// openDatabase connects and migrates; errors name DATABASE_URL.
+func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpool.Pool, error) {
+	if url == "" {
+		return nil, fmt.Errorf("%s is not set: point it at Postgres (postgres://user@host:5432/db), or use `slipway dev`, which starts its own", envDatabaseURL)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", envDatabaseURL, err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx defaults to max(4, CPUs), which queues a busy dashboard behind
+		// a handful of connections; River's workers need their own too.
+		cfg.MaxConns = 20
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", envDatabaseURL, err)
+	}
+	if err := store.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("%s: %w", envDatabaseURL, err)
+	}
+	logger.Info("database migrated")
+	return pool, nil
+}
+
+// serveHTTP runs the dashboard and API on ln until ctx ends, then drains
+// requests for up to 10 seconds.
+func serveHTTP(ctx context.Context, ln net.Listener, cfg app.Config) error {
+	f := app.New(cfg)
+	errc := make(chan error, 1)
+	go func() { errc <- f.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	if err := f.ShutdownWithTimeout(10 * time.Second); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	return nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/spf13/cobra"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// newWorkerCommand is `slipway worker`: River workers for every job kind.
+// Run as many as you like against one database; River spreads the jobs.
+func newWorkerCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "worker",
+		Short: "Run background jobs: deploys, builds, cleanups (needs DATABASE_URL)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			logger := newLogger()
+			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			return runWorker(ctx, pool, logger)
+		},
+	}
+}
+
+// newJobClient builds the River client with every registered kind: work
+// for worker and dev, insert-only for serve (which still knows the kinds,
+// so it refuses to insert one no worker could run).
+func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Client, error) {
+	workers := river.NewWorkers()
+	if err := jobs.Register(workers, jobs.Deps{Store: store.New(pool), Logger: logger}); err != nil {
+		return nil, err
+	}
+	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: logger})
+}
+
+// runWorker works jobs until ctx ends, then lets running jobs finish for
+// up to 30 seconds.
+func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	c, err := newJobClient(pool, logger, true)
+	if err != nil {
+		return err
+	}
+	// Start's context is not ctx: cancelling it would hard-stop River and
+	// cancel running jobs, where a signal should drain them.
+	if err := c.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	logger.Info("worker started")
+	<-ctx.Done()
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := c.Stop(stopCtx); err != nil {
+		return fmt.Errorf("stop worker: %w", err)
+	}
+	logger.Info("worker stopped")
+	return nil
+}

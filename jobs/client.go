@@ -1,0 +1,102 @@
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// Client is the River client type every process uses; jobs are inserted
+// with InsertTx on the store's transaction (store.Store.Tx()).
+type Client = river.Client[pgx.Tx]
+
+// Config configures NewClient.
+type Config struct {
+	// Work makes the client run jobs (slipway worker, slipway dev); without
+	// it the client only inserts (slipway serve).
+	Work bool
+	// Queues and how many jobs each runs at once; defaults to the default
+	// queue with 10 workers. Ignored without Work.
+	Queues map[string]river.QueueConfig
+	// Logger receives River's own logs; defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Deps are what workers need. Later issues add fields (the Swarm engine,
+// the GitHub client) here, not in globals.
+type Deps struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (d Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d Deps) logger() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.Default()
+}
+
+// Register adds every job kind's worker to workers. It is the one place
+// that lists them: a kind missing here cannot be worked, and an insert-only
+// client built with the same workers refuses to insert unknown kinds.
+func Register(workers *river.Workers, deps Deps) error {
+	if deps.Store == nil {
+		return errors.New("jobs: register: Deps.Store is required")
+	}
+	return errors.Join(
+		river.AddWorkerSafely(workers, &SessionCleanupWorker{deps: deps}),
+	)
+}
+
+// periodicJobs are inserted by whichever worker process River elected
+// leader, so running several workers never duplicates them.
+func periodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(sessionCleanupInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{}, nil },
+			&river.PeriodicJobOpts{ID: SessionCleanupArgs{}.Kind(), RunOnStart: true}),
+	}
+}
+
+// NewClient builds the River client over pool. workers must have been
+// filled by Register (serve builds the same registry so inserts are
+// checked against known kinds).
+func NewClient(pool *pgxpool.Pool, workers *river.Workers, cfg Config) (*Client, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	rc := &river.Config{
+		Logger:  logger,
+		Workers: workers,
+	}
+	if cfg.Work {
+		rc.Queues = cfg.Queues
+		if len(rc.Queues) == 0 {
+			rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
+		}
+		rc.PeriodicJobs = periodicJobs()
+	}
+	c, err := river.NewClient(riverpgxv5.New(pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,9 @@
+// Package gordon translates a gordon app manifest (one TOML file per app,
+// keyed [services.<name>] tables) into a native Slipway manifest plus
+// diagnostics that name the field of the original file. docs/import/gordon.md
+// is the mapping table.
+//
+// It is a pure function of the file's bytes: it imports manifest/ and the
+// importers' shared convert package only, never the CLI, Postgres, Docker or
+// HTTP.
+package gordon

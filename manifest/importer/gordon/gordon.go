@@ -1,0 +1,289 @@
+package gordon
+
+import (
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+)
+
+// Import translates a gordon app manifest.
+func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
+	d := &convert.Diags{}
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		d.Error("", "not valid TOML: %v", err)
+		return nil, d.List
+	}
+	root := convert.NewObj(d, "", raw)
+	if root.Unsupported(convert.SeverityError, "service", "the v3 alpha [[service]] form (a name key per entry) is rejected by gordon itself and is not converted; rewrite it as keyed [services.<name>] tables") {
+		return nil, d.List
+	}
+	t := &translator{where: map[string]string{}, d: d, m: convert.New(), names: convert.Names{}, volumes: convert.Names{}}
+	name, _ := root.Str("name")
+	t.m.Metadata.Name = convert.AppName(d, opts, "name", name)
+	appEnv := map[string]string{}
+	if env := root.Obj("env"); env != nil {
+		for _, k := range env.Keys() {
+			if v, ok := env.Str(k); ok {
+				appEnv[k] = v
+			}
+		}
+	}
+	if services := root.Obj("services"); services != nil {
+		for _, key := range services.Keys() {
+			if svc := services.Obj(key); svc != nil {
+				t.service(key, svc, appEnv)
+			}
+		}
+	} else {
+		d.Error("services", "the app declares no [services.<name>] table")
+	}
+	root.Unsupported(convert.SeverityWarning, "network", "shared networks ([[network.shared]]) are not carried over: services of other Slipway applications are reached through links ([[spec.exports]] / [[spec.imports]])")
+	root.Unsupported(convert.SeverityWarning, "telemetry", "log export settings are not carried over: Slipway keeps service logs itself")
+	root.Done()
+	convert.Finalize(t.m, d, t.where, "services")
+	return t.m, d.List
+}
+
+type translator struct {
+	where   map[string]string // native service name -> source path
+	d       *convert.Diags
+	m       *manifest.Manifest
+	names   convert.Names
+	volumes convert.Names
+}
+
+func (t *translator) service(key string, o *convert.Obj, appEnv map[string]string) {
+	name := t.names.Claim(key)
+	if name != key {
+		o.Warn("", "service name %q normalized to %q (Slipway names are lowercase letters, digits and hyphens); other services reach it as %s", key, name, name)
+	}
+	svc := manifest.Service{Name: name}
+	image, ok := o.Str("image")
+	if !ok {
+		o.Error("image", "a service needs an image; the service was not carried over")
+		return
+	}
+	ref, err := convert.CheckImage(image)
+	if err != nil {
+		o.Error("image", "%v; the service was not carried over", err)
+		return
+	}
+	svc.Source = manifest.Source{Type: manifest.SourceImage, Image: ref}
+	// gordon runs on Docker, where "command" replaces the image's CMD and
+	// keeps its ENTRYPOINT: that is Slipway's arguments.
+	if cmd, ok := o.Strings("command"); ok {
+		svc.Arguments = convert.EscapeAll(cmd)
+	}
+	if grace, ok := o.Str("stop_grace"); ok {
+		if _, err := convert.Seconds(grace); err != nil {
+			o.Error("stop_grace", "%v", err)
+		} else {
+			o.Warn("stop_grace", "Slipway has no stop grace setting; Docker's default of 10 seconds applies instead of %s", grace)
+		}
+	}
+	o.Unsupported(convert.SeverityError, "devices", "device grants (CDI devices) have no Slipway equivalent")
+	o.Unsupported(convert.SeverityError, "tcp", "TCP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
+	o.Unsupported(convert.SeverityError, "udp", "UDP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
+	o.Unsupported(convert.SeverityError, "bind", "operator binds ([app_mounts] host locations) have no Slipway equivalent: manifests mount named volumes only")
+	o.Unsupported(convert.SeverityWarning, "database", "database declarations and their backup schedules are not carried over; the service still runs, but back up its volume yourself")
+	o.Unsupported(convert.SeverityWarning, "backup", "backup targets are not carried over; Slipway does not back up volumes")
+	o.Unsupported(convert.SeverityWarning, "telemetry", "log export settings are not carried over: Slipway keeps service logs itself")
+
+	env := map[string]string{}
+	for k, v := range appEnv {
+		env[k] = v
+	}
+	if e := o.Obj("env"); e != nil {
+		for _, k := range e.Keys() {
+			if v, ok := e.Str(k); ok {
+				env[k] = v
+			}
+		}
+	}
+	for _, k := range convert.SortedKeys(env) {
+		if !convert.ValidEnvKey(k) {
+			t.d.Error(convert.Join(o.At("env"), k), "%q is not a valid environment variable name", k)
+			continue
+		}
+		convert.SetEnv(&svc, k, convert.EscapeRefs(env[k]))
+	}
+	if s := o.Obj("secrets"); s != nil {
+		t.secrets(&svc, s)
+	}
+	volumed := false
+	for _, v := range o.Objs("volume") {
+		if t.volume(&svc, v) {
+			volumed = true
+		}
+	}
+	if volumed {
+		// gordon replaces every volume-backed service sequentially, read-only
+		// volumes included; Slipway derives start-first for read-only mounts.
+		svc.Rollout = &manifest.Rollout{Order: manifest.RolloutStopFirst}
+	}
+	var routes []manifest.Route
+	for _, h := range o.Objs("http") {
+		if r := t.http(name, h); r != nil {
+			routes = append(routes, *r)
+		}
+	}
+	if r := o.Obj("readiness"); r != nil {
+		svc.Healthcheck = t.readiness(r)
+	}
+	o.Done()
+	t.where[name] = o.Path
+	t.m.Spec.Services = append(t.m.Spec.Services, svc)
+	t.m.Spec.Routes = append(t.m.Spec.Routes, routes...)
+}
+
+func (t *translator) secrets(svc *manifest.Service, o *convert.Obj) {
+	for _, env := range o.Keys() {
+		path := o.At(env)
+		var secretName, as string
+		switch v := o.M[env].(type) {
+		case string:
+			o.Skip(env)
+			secretName, as = v, "env"
+		case map[string]any:
+			e := o.Obj(env)
+			secretName, _ = e.Str("name")
+			as = "env"
+			if a, ok := e.Str("as"); ok {
+				as = a
+			}
+			e.Done()
+		default:
+			o.Error(env, "expected a secret name or { name, as }, got %s", convert.TypeName(v))
+			continue
+		}
+		if secretName == "" || !convert.ValidEnvKey(env) {
+			t.d.Error(path, "a secret entry needs a valid variable name and a secret name")
+			continue
+		}
+		stored := convert.Name(secretName)
+		switch as {
+		case "file":
+			target := convert.MountSecret(svc, stored, convert.SecretFileName(env))
+			convert.SetEnv(svc, env+"_FILE", target)
+			if stored != secretName {
+				t.d.Warn(path, "secret %q is stored in Slipway as %q; set its value with slipway app secret", secretName, stored)
+			} else {
+				t.d.Warn(path, "secret %q is a stored Slipway secret: set its value with slipway app secret before deploying", stored)
+			}
+		case "env":
+			target := convert.MountSecret(svc, stored, convert.SecretFileName(env))
+			t.d.Warn(path, "Slipway never puts secrets in the environment: stored secret %q is mounted as the file %s instead of the variable %s, so the application must read it from that file; set its value with slipway app secret before deploying", stored, target, env)
+		default:
+			t.d.Error(convert.Join(path, "as"), "%q is neither env nor file", as)
+		}
+	}
+}
+
+func (t *translator) volume(svc *manifest.Service, o *convert.Obj) bool {
+	name, _ := o.Str("name")
+	path, _ := o.Str("path")
+	readOnly, _ := o.Bool("readonly")
+	o.Done()
+	target, err := convert.CleanPath(path)
+	if name == "" || err != nil {
+		o.Error("", "a volume needs a name and an absolute path; it was not carried over")
+		return false
+	}
+	volName := convert.Name(name)
+	if volName != name {
+		o.Warn("name", "volume name %q normalized to %q", name, volName)
+	}
+	convert.AddVolume(t.m, volName)
+	svc.Mounts = append(svc.Mounts, manifest.Mount{Volume: volName, Target: target, ReadOnly: readOnly})
+	return true
+}
+
+// http translates one HTTP interface. Public interfaces become routes;
+// internal ones need nothing, since services reach each other on any port.
+func (t *translator) http(service string, o *convert.Obj) *manifest.Route {
+	visibility, _ := o.Str("visibility")
+	port, hasPort := o.Int("port")
+	host, hasHost := o.Str("host")
+	tls, hasTLS := o.Str("tls")
+	o.Done()
+	if !hasPort || port < 1 || port > 65535 {
+		o.Error("port", "an HTTP interface needs a port in 1-65535")
+		return nil
+	}
+	switch visibility {
+	case "internal":
+		if hasHost || hasTLS {
+			o.Error("", "an internal interface takes no host or tls")
+		}
+		return nil
+	case "", "public":
+	default:
+		o.Error("visibility", "%q is neither public nor internal", visibility)
+		return nil
+	}
+	hostname, err := convert.CheckHostname(host, false)
+	if !hasHost || err != nil {
+		o.Error("host", "a public interface needs a valid hostname: %v", err)
+		return nil
+	}
+	switch tls {
+	case "", "auto", "always":
+	case "never":
+		o.Warn("tls", "Slipway's ingress serves every public route over HTTPS with a managed certificate; plaintext-only serving (tls = never) is not available")
+	default:
+		o.Error("tls", "%q is not auto, always or never", tls)
+	}
+	return &manifest.Route{Hostname: hostname, Service: service, Port: int(port), Visibility: manifest.VisibilityPublic}
+}
+
+func (t *translator) readiness(o *convert.Obj) *manifest.Healthcheck {
+	typ, _ := o.Str("type")
+	path, hasPath := o.Str("path")
+	port, hasPort := o.Int("port")
+	timeout, hasTimeout := o.Str("timeout")
+	o.Unsupported(convert.SeverityWarning, "contains", "Slipway's HTTP check passes on any 2xx or 3xx status and does not match the response body")
+	o.Done()
+	switch typ {
+	case "", "none":
+		return nil
+	case "tcp":
+		o.Warn("type", "Slipway has no TCP health check (only HTTP, or a command that would have to exist in the image); the service gets no health check, so rollouts do not wait for the port to accept connections")
+		return nil
+	case "log":
+		o.Warn("type", "log readiness has no Slipway equivalent; the service gets no health check")
+		return nil
+	case "http":
+	default:
+		o.Error("type", "%q is not a readiness type (http, tcp, log or none)", typ)
+		return nil
+	}
+	if !hasPort || port < 1 || port > 65535 {
+		o.Error("port", "an http readiness check needs a port in 1-65535")
+		return nil
+	}
+	if !hasPath {
+		path = "/"
+	}
+	if err := convert.CheckHTTPPath(path); err != nil {
+		o.Error("path", "%v", err)
+		return nil
+	}
+	h := &manifest.Healthcheck{Type: manifest.HealthcheckHTTP, Port: manifest.NewInt(port), Path: path}
+	if hasTimeout {
+		secs, err := convert.Seconds(timeout)
+		switch {
+		case err != nil:
+			o.Error("timeout", "%v", err)
+		case secs > 3600:
+			o.Warn("timeout", "gordon's readiness budget becomes Slipway's start period, capped at 3600 seconds")
+			h.StartPeriodSeconds = manifest.NewInt(3600)
+		default:
+			// gordon waits up to timeout for the first success; failures during
+			// Slipway's start period do not count, which is the closest match.
+			h.StartPeriodSeconds = manifest.NewInt(secs)
+		}
+	}
+	return h
+}

@@ -1,0 +1,167 @@
+package hakopod_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/manifest/importer"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/importtest"
+)
+
+func TestImport_Golden(t *testing.T) {
+	importtest.Golden(t, importer.Hakopod, "testdata", map[string]bool{
+		"shop.toml": true,
+		"full.toml": true,
+	})
+}
+
+func TestImport_Mappings(t *testing.T) {
+	t.Parallel()
+	const head = "schema_version = 1\nname = \"app\"\n[services.web]\nimage = \"nginx:1.27\"\nport = 80\n"
+	svc := func(m *manifest.Manifest, name string) *manifest.Service {
+		for i := range m.Spec.Services {
+			if m.Spec.Services[i].Name == name {
+				return &m.Spec.Services[i]
+			}
+		}
+		return nil
+	}
+	tests := []struct {
+		name  string
+		src   string
+		diags []string
+		check func(t *testing.T, m *manifest.Manifest)
+	}{
+		{name: "schema_version required", src: "name = \"a\"\n[services.web]\nimage = \"nginx:1\"\n", diags: []string{"error: schema_version: schema_version = 1 is required"}},
+		{name: "schema_version 2", src: "schema_version = 2\nname = \"a\"\n[services.web]\nimage = \"nginx:1\"\n", diags: []string{"error: schema_version: only schema_version = 1"}},
+		{name: "default size small", src: head, check: func(t *testing.T, m *manifest.Manifest) {
+			r := m.Spec.Services[0].Resources
+			if r.CPUMillis.N != 600 || r.MemoryBytes.N != 308<<20 {
+				t.Errorf("resources = %d %d", r.CPUMillis.N, r.MemoryBytes.N)
+			}
+		}},
+		{name: "size large", src: head + "size = \"large\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			r := m.Spec.Services[0].Resources
+			if r.CPUMillis.N != 2400 || r.MemoryBytes.N != 1229<<20 {
+				t.Errorf("resources = %d %d", r.CPUMillis.N, r.MemoryBytes.N)
+			}
+		}},
+		{name: "resource quantities", src: head + "[services.web.resources]\ncpu_limit = \"250m\"\nmemory_limit = \"512M\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			r := m.Spec.Services[0].Resources
+			if r.CPUMillis.N != 250 || r.MemoryBytes.N != 512e6 {
+				t.Errorf("resources = %d %d", r.CPUMillis.N, r.MemoryBytes.N)
+			}
+		}},
+		{name: "fractional cores", src: head + "[services.web.resources]\ncpu_limit = \"1.5\"\nmemory_limit = \"1Gi\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			r := m.Spec.Services[0].Resources
+			if r.CPUMillis.N != 1500 || r.MemoryBytes.N != 1<<30 {
+				t.Errorf("resources = %d %d", r.CPUMillis.N, r.MemoryBytes.N)
+			}
+		}},
+		{name: "bad quantity", src: head + "[services.web.resources]\nmemory_limit = \"1.5 bytes\"\n", diags: []string{"error: services.web.resources.memory_limit:"}},
+		{name: "requests dropped", src: head + "[services.web.resources]\ncpu_request = \"100m\"\n", diags: []string{"warning: services.web.resources.cpu_request:"}},
+		{name: "inject_env", src: "schema_version = 1\nname = \"a\"\ninject_env = true\n[env]\nA = \"1\"\n[services.web]\nimage = \"nginx:1\"\n[services.web.env]\nB = \"2\"\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if env := m.Spec.Services[0].Environment; env["A"] != "1" || env["B"] != "2" {
+					t.Errorf("env = %v", env)
+				}
+			}},
+		{name: "env without inject_env", src: "schema_version = 1\nname = \"a\"\n[env]\nA = \"1\"\n[services.web]\nimage = \"nginx:1\"\n",
+			diags: []string{"warning: env: [env] is not passed"}},
+		{name: "secret ref", src: head + "[services.web.secrets]\nDATABASE_URL = { ref = \"database-url\" }\n",
+			diags: []string{"warning: services.web.secrets.DATABASE_URL:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if s := m.Spec.Services[0].Secrets; len(s) != 1 || s[0].Name != "database-url" || s[0].Target != "/run/secrets/DATABASE_URL" {
+					t.Errorf("secrets = %+v", s)
+				}
+			}},
+		{name: "update strategy recreate", src: head + "update_strategy = \"recreate\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			if r := m.Spec.Services[0].Rollout; r == nil || r.Order != manifest.RolloutStopFirst {
+				t.Errorf("rollout = %+v", r)
+			}
+		}},
+		{name: "suspended", src: head + "replicas = 3\nsuspended = true\n", diags: []string{"warning: services.web.suspended:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if r := m.Spec.Services[0].Replicas; r == nil || r.N != 0 {
+					t.Errorf("replicas = %+v", r)
+				}
+			}},
+		{name: "healthcheck", src: head + "healthcheck = \"/up\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			if h := m.Spec.Services[0].Healthcheck; h == nil || h.Port.N != 80 || h.Path != "/up" {
+				t.Errorf("healthcheck = %+v", h)
+			}
+		}},
+		{name: "public with domain", src: head + "public = true\n[domains]\n\"www.example.com\" = \"web\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			if len(m.Spec.Routes) != 1 || m.Spec.Routes[0].Port != 80 || m.Spec.Routes[0].Hostname != "www.example.com" {
+				t.Errorf("routes = %+v", m.Spec.Routes)
+			}
+		}},
+		{name: "public without domain", src: head + "public = true\n", diags: []string{"warning: services.web.public: hakopod's generated public hostname"}},
+		{name: "domain to private service", src: head + "[domains]\n\"www.example.com\" = \"web\"\n", diags: []string{"error: domains.\"www.example.com\":"}},
+		{name: "job", src: head + "[services.migrate]\nimage = \"nginx:1.27\"\ncommand = [\"migrate\"]\nargs = [\"up\"]\n[services.migrate.job]\ntimeout_seconds = 60\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Service != "migrate" || strings.Join(m.Spec.Jobs[0].Command, " ") != "migrate up" || m.Spec.Jobs[0].TimeoutSeconds.N != 60 {
+					t.Errorf("jobs = %+v", m.Spec.Jobs)
+				}
+				if s := svc(m, "migrate"); s.Replicas == nil || s.Replicas.N != 0 {
+					t.Errorf("job holder replicas = %+v", s.Replicas)
+				}
+			}},
+		{name: "depends_on", src: head + "depends_on = [\"db\"]\n[services.db]\nimage = \"postgres:17\"\n", check: func(t *testing.T, m *manifest.Manifest) {
+			if d := svc(m, "web").DependsOn; len(d) != 1 || d[0] != "db" {
+				t.Errorf("depends_on = %v", d)
+			}
+		}},
+		{name: "legacy volume", src: head + "volume = { mount_path = \"/data\", size_gib = 5, storage_class = \"fast\" }\n",
+			diags: []string{"warning: services.web.volume.size_gib:", "warning: services.web.volume.storage_class:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if s := svc(m, "web"); len(s.Mounts) != 1 || s.Mounts[0].Volume != "web-data" || s.Rollout.Order != manifest.RolloutStopFirst {
+					t.Errorf("mounts = %+v", s.Mounts)
+				}
+			}},
+		{name: "named volume sub_path", src: "schema_version = 1\nname = \"a\"\n[volumes.up]\n[services.web]\nimage = \"nginx:1\"\nmounts = [{ volume = \"up\", mount_path = \"/x\", sub_path = \"a\" }]\n",
+			diags: []string{"error: services.web.mounts[0].sub_path:"}},
+		{name: "inline file", src: head + "files = [{ name = \"c\", mount_path = \"/etc/c.conf\", content = \"x\" }]\n", check: func(t *testing.T, m *manifest.Manifest) {
+			if f := m.Spec.Services[0].Files; len(f) != 1 || f[0].Target != "/etc/c.conf" || f[0].Content != "x" {
+				t.Errorf("files = %+v", f)
+			}
+		}},
+		{name: "dependency cycle", src: head + "depends_on = [\"api\"]\n[services.api]\nimage = \"nginx:1\"\ndepends_on = [\"web\"]\n",
+			diags: []string{"error: services.web: web and api depend on each other"}},
+		{name: "port remap", src: head + "[[services.web.ports]]\nname = \"m\"\nport = 9090\ntarget_port = 9091\n", diags: []string{"warning: services.web.ports[0].target_port:"}},
+		{name: "public_tcp", src: head + "public_tcp = [{ port = 25 }]\n", diags: []string{"error: services.web.public_tcp:"}},
+		{name: "gpu", src: head + "gpu = { count = 1 }\n", diags: []string{"error: services.web.gpu:"}},
+		{name: "serverless", src: head + "[services.web.serverless]\nmin_replicas = 0\n", diags: []string{"error: services.web.serverless:"}},
+		{name: "kubernetes", src: head + "[services.web.kubernetes]\nservice = \"x\"\n", diags: []string{"error: services.web.kubernetes:"}},
+		{name: "aws_identity", src: head + "aws_identity = \"x\"\n", diags: []string{"error: services.web.aws_identity:"}},
+		{name: "container_daemon", src: head + "container_daemon = \"x\"\n", diags: []string{"error: services.web.container_daemon:"}},
+		{name: "network policy", src: head + "[services.web.network_access]\nfrom = []\n", diags: []string{"warning: services.web.network_access:"}},
+		{name: "autoscaling", src: head + "[services.web.autoscaling]\nmax_replicas = 3\n", diags: []string{"warning: services.web.autoscaling:"}},
+		{name: "fs_group", src: head + "fs_group = 1\n", diags: []string{"warning: services.web.fs_group:"}},
+		{name: "private_egress", src: head + "private_egress = [\"db\"]\n", diags: []string{"warning: services.web.private_egress:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := importer.Import(importer.Hakopod, []byte(tt.src), importer.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			importtest.Expect(t, res, tt.diags)
+			if tt.check != nil {
+				if res.Manifest == nil {
+					t.Fatalf("no manifest: %v", res.Diagnostics)
+				}
+				tt.check(t, res.Manifest)
+			}
+		})
+	}
+}
+
+func FuzzImport(f *testing.F) {
+	importtest.Seeds(f, "testdata")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		importtest.Fuzz(t, importer.Hakopod, data)
+	})
+}

@@ -1,0 +1,199 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/manifest/importer/gordon"
+	"github.com/slipwayhq/slipway/manifest/importer/hakopod"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/ply"
+	"github.com/slipwayhq/slipway/manifest/importer/skali"
+)
+
+// Diagnostic is one warning or error about a field of the source file.
+type Diagnostic = convert.Diagnostic
+
+// Severity is warning or error.
+type Severity = convert.Severity
+
+// Severities.
+const (
+	SeverityWarning = convert.SeverityWarning
+	SeverityError   = convert.SeverityError
+)
+
+// Options are the caller's choices for one import.
+type Options = convert.Options
+
+// Dialects, as --from names them.
+const (
+	Gordon  = "gordon"
+	Hakopod = "hakopod"
+	Skali   = "skali"
+	Ply     = "ply"
+	Auto    = "auto"
+)
+
+// MaxBytes bounds the source files Import reads; every dialect caps its own
+// manifests below this.
+const MaxBytes = 1 << 20
+
+// Dialects lists the supported source dialects.
+var Dialects = []string{Gordon, Hakopod, Skali, Ply}
+
+// Result is an import's outcome. Manifest is nil when the source could not be
+// read at all, when it builds from its own project and Options.Repository is
+// empty, or when the translation did not produce a valid native manifest; it
+// is otherwise always valid (it passes manifest.Validate as slipway app
+// validate runs it), even when Diagnostics hold errors: the untranslatable
+// parts are left out.
+type Result struct {
+	Manifest    *manifest.Manifest
+	Diagnostics []Diagnostic
+	Dialect     string
+}
+
+// OK reports whether the import is faithful: a manifest and no errors.
+func (r Result) OK() bool { return r.Manifest != nil && !convert.HasErrors(r.Diagnostics) }
+
+// Import translates data written in dialect (not auto: call Detect first).
+// The error is only for an unknown dialect; problems with the file are
+// diagnostics.
+func Import(dialect string, data []byte, opts Options) (Result, error) {
+	var (
+		m     *manifest.Manifest
+		diags []Diagnostic
+	)
+	if len(data) > MaxBytes {
+		return Result{Dialect: dialect, Diagnostics: []Diagnostic{{Severity: SeverityError, Message: fmt.Sprintf("the file is larger than %d bytes", MaxBytes)}}}, nil
+	}
+	switch dialect {
+	case Gordon:
+		m, diags = gordon.Import(data, opts)
+	case Hakopod:
+		m, diags = hakopod.Import(data, opts)
+	case Skali:
+		m, diags = skali.Import(data, opts)
+	case Ply:
+		m, diags = ply.Import(data, opts)
+	default:
+		return Result{}, fmt.Errorf("import: dialect %q is not one of %s (unknown_dialect)", dialect, strings.Join(Dialects, ", "))
+	}
+	if m != nil && opts.Repository != "" && usesSelf(m) {
+		m.Spec.Manifest = &manifest.ManifestSource{
+			Path:       or(opts.ManifestPath, "slipway.toml"),
+			Repository: &manifest.Repository{URL: opts.Repository, Branch: or(opts.Branch, "main")},
+		}
+	}
+	if m != nil {
+		for _, fe := range validate(m) {
+			if fe.Code == "self_requires_repository" {
+				// The translator already asked for --repository.
+				m = nil
+				continue
+			}
+			if strings.HasPrefix(fe.Path, "spec.manifest") {
+				// Built from the --repository, --branch and --manifest-path
+				// options, not from the file.
+				diags = append(diags, Diagnostic{Severity: SeverityError, Path: "--repository", Message: fmt.Sprintf("%s (%s)", fe.Message, fe.Code)})
+				m = nil
+				continue
+			}
+			// A translator bug, not the user's: say so, and never hand out an
+			// invalid manifest.
+			diags = append(diags, Diagnostic{Severity: SeverityError, Path: "", Message: fmt.Sprintf("the translated manifest is invalid at %s: %s (%s); please report this", fe.Path, fe.Message, fe.Code)})
+			m = nil
+		}
+	}
+	convert.Sort(diags)
+	return Result{Manifest: m, Diagnostics: diags, Dialect: dialect}, nil
+}
+
+// validate runs the manifest engine's validator, exactly as slipway app
+// validate does, and the importers' own invariants.
+func validate(m *manifest.Manifest) manifest.Errors {
+	errs := manifest.Validate(m, manifest.ValidateOptions{})
+	return append(errs, convert.Check(m)...)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func usesSelf(m *manifest.Manifest) bool {
+	for _, s := range m.Spec.Services {
+		if s.Source.Repository != nil && s.Source.Repository.Self {
+			return true
+		}
+	}
+	return false
+}
+
+// Detect guesses the dialect of a file from its name and shape. It never
+// guesses between two plausible dialects: it fails and asks for --from.
+func Detect(data []byte, filename string) (string, error) {
+	base := strings.ToLower(filepath.Base(filename))
+	switch {
+	case base == "skali.yaml" || base == "skali.yml":
+		return Skali, nil
+	case base == "ply.toml":
+		return Ply, nil
+	}
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		if looksYAML(data) {
+			return Skali, nil
+		}
+		return "", fmt.Errorf("detect: %s is neither TOML nor a skali YAML manifest; pass --from (detect_failed)", filename)
+	}
+	_, hasPackage := raw["package"]
+	_, hasRun := raw["run"]
+	_, hasStack := raw["stack"]
+	_, hasServiceArray := raw["service"]
+	_, hasSchema := raw["schema_version"]
+	services, hasServices := raw["services"].(map[string]any)
+	switch {
+	case hasSchema:
+		return Hakopod, nil
+	case hasPackage || hasStack || hasRun:
+		return Ply, nil
+	case hasServiceArray:
+		// gordon's rejected v3 alpha form; the gordon importer explains it.
+		return Gordon, nil
+	case hasServices:
+		for _, s := range services {
+			sm, _ := s.(map[string]any)
+			for _, k := range []string{"public", "port", "size", "replicas", "job", "healthcheck", "args"} {
+				if _, ok := sm[k]; ok {
+					return Hakopod, nil
+				}
+			}
+			for _, k := range []string{"http", "readiness", "stop_grace", "volume", "tcp", "udp"} {
+				if _, ok := sm[k]; ok {
+					return Gordon, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("detect: %s has [services] tables that fit both gordon and hakopod; pass --from (detect_ambiguous)", filename)
+	}
+	return "", fmt.Errorf("detect: %s does not look like a gordon, hakopod, skali or ply manifest; pass --from (detect_failed)", filename)
+}
+
+func looksYAML(data []byte) bool {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		l := strings.TrimSpace(string(line))
+		if strings.HasPrefix(l, "applications:") || strings.HasPrefix(l, "databases:") || strings.HasPrefix(l, "buckets:") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,174 @@
+package importtest
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/manifest/importer"
+)
+
+var update = flag.Bool("update", false, "rewrite the importers' golden files")
+
+// Options are what the tests import with: a repository for sources that
+// build from their own project.
+var Options = importer.Options{Repository: "https://git.example.com/acme/project.git"}
+
+// Render is what a golden file holds: the diagnostics as the CLI prints
+// them, then the native manifest as TOML.
+func Render(t testing.TB, res importer.Result) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range res.Diagnostics {
+		b.WriteString("# " + d.String() + "\n")
+	}
+	if res.Manifest == nil {
+		b.WriteString("# (no manifest)\n")
+		return b.String()
+	}
+	out, err := importer.Encode(res.Manifest, "toml")
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	b.WriteString("\n")
+	b.Write(out)
+	return b.String()
+}
+
+// RoundTrip checks that the encoded manifest decodes with the native strict
+// decoder and validates, in TOML and in JSON.
+func RoundTrip(t testing.TB, m *manifest.Manifest) {
+	t.Helper()
+	for _, format := range []string{"toml", "json"} {
+		out, err := importer.Encode(m, format)
+		if err != nil {
+			t.Fatalf("encode %s: %v", format, err)
+		}
+		back, err := manifest.Decode(out, format)
+		if err != nil {
+			t.Fatalf("the imported manifest does not decode as %s: %v\n%s", format, err, out)
+		}
+		// Strict: exactly what slipway app validate runs on the output.
+		if errs := manifest.Validate(back, manifest.ValidateOptions{}); len(errs) > 0 {
+			t.Fatalf("the imported manifest does not validate after a %s round trip: %v\n%s", format, errs, out)
+		}
+	}
+}
+
+// Golden imports every file in dir (except *.golden) as dialect, compares
+// the result with <file>.golden (rewritten with -update) and round-trips the
+// manifest. wantOK lists the files that must import without errors; every
+// other file must report at least one error.
+func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden") {
+			continue
+		}
+		n++
+		base := filepath.Base(f)
+		t.Run(base, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := importer.Import(dialect, data, Options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.OK(); got != wantOK[base] {
+				t.Errorf("OK() = %v, want %v; diagnostics:\n%s", got, wantOK[base], Render(t, res))
+			}
+			if res.Manifest != nil {
+				RoundTrip(t, res.Manifest)
+			}
+			got := Render(t, res)
+			golden := f + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if !bytes.Equal(want, []byte(got)) {
+				t.Errorf("%s differs from the import (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", golden, got, want)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatalf("no testdata in %s", dir)
+	}
+}
+
+// Fuzz is the fuzz property every importer shares: Import never panics, and
+// whenever it hands out a manifest, that manifest round-trips and validates.
+func Fuzz(t *testing.T, dialect string, data []byte) {
+	res, err := importer.Import(dialect, data, Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Manifest != nil {
+		RoundTrip(t, res.Manifest)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Message == "" || (d.Severity != importer.SeverityError && d.Severity != importer.SeverityWarning) {
+			t.Fatalf("malformed diagnostic %+v", d)
+		}
+		if strings.Contains(d.Message, "please report this") {
+			t.Fatalf("the translator produced an invalid manifest: %s", d.Message)
+		}
+	}
+}
+
+// Seeds adds every testdata input of dir to the fuzz corpus.
+func Seeds(f *testing.F, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, p := range files {
+		if strings.HasSuffix(p, ".golden") {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+}
+
+// Expect checks that each wanted prefix starts one diagnostic line, that
+// errors appear only when one is wanted, and that any manifest round-trips.
+func Expect(t *testing.T, res importer.Result, want []string) {
+	t.Helper()
+	var lines []string
+	for _, d := range res.Diagnostics {
+		lines = append(lines, d.String())
+	}
+	wantErr := false
+	for _, w := range want {
+		wantErr = wantErr || strings.HasPrefix(w, "error:")
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, w)
+		}
+		if !found {
+			t.Errorf("no diagnostic starts with %q; got:\n%s", w, strings.Join(lines, "\n"))
+		}
+	}
+	if !wantErr && !res.OK() {
+		t.Errorf("unexpected errors:\n%s", strings.Join(lines, "\n"))
+	}
+	if res.Manifest != nil {
+		RoundTrip(t, res.Manifest)
+	}
+}

@@ -1,0 +1,9 @@
+// Package ingress is the Slipway gateway: the route table and its JSON wire
+// format, the hostname matcher, the reverse proxy with its backend pools,
+// the long-poll feed between the control plane (Publisher) and the gateway
+// (Feeder), and TLS through certmagic.
+//
+// It runs inside the slipway-gateway container, so it must not import
+// Postgres, the store, or anything of the control plane; the control plane
+// imports this package for the types and the Publisher instead.
+package ingress

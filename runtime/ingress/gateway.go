@@ -1,0 +1,237 @@
+package ingress
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Config is everything `slipway gateway` needs.
+type Config struct {
+	// HTTPAddr and HTTPSAddr are the public listeners (":80", ":443");
+	// an empty HTTPSAddr disables TLS.
+	HTTPAddr  string
+	HTTPSAddr string
+	// PrivateAddr is the private listener (plain HTTP, e.g. on a VPN
+	// address); empty disables it.
+	PrivateAddr string
+	Source      Source
+	// DataDir keeps the last route table, certificates and the internal CA.
+	DataDir string
+	TLS     TLSOptions
+
+	Log *slog.Logger
+	// Resolver defaults to net.DefaultResolver.
+	Resolver Resolver
+	// Ready, when set, is called once every listener is bound.
+	Ready func(Addrs)
+}
+
+// Addrs are the bound listener addresses ("" when disabled).
+type Addrs struct {
+	HTTP, HTTPS, Private string
+}
+
+// Environment variables read by ConfigFromEnv; gatewayctl sets them on the
+// container.
+const (
+	EnvListenHTTP    = "SLIPWAY_GATEWAY_LISTEN_HTTP"
+	EnvListenHTTPS   = "SLIPWAY_GATEWAY_LISTEN_HTTPS"
+	EnvListenPrivate = "SLIPWAY_GATEWAY_LISTEN_PRIVATE"
+	EnvControlSocket = "SLIPWAY_GATEWAY_CONTROL_SOCKET"
+	EnvControlURL    = "SLIPWAY_GATEWAY_CONTROL_URL"
+	EnvToken         = "SLIPWAY_GATEWAY_TOKEN"
+	EnvDataDir       = "SLIPWAY_GATEWAY_DATA_DIR"
+	EnvCertDir       = "SLIPWAY_GATEWAY_CERT_DIR"
+	EnvInternalCA    = "SLIPWAY_GATEWAY_INTERNAL_CA"
+	EnvACMEDirectory = "SLIPWAY_ACME_DIRECTORY"
+	EnvACMEEmail     = "SLIPWAY_ACME_EMAIL"
+	EnvACMECARoot    = "SLIPWAY_ACME_CA_ROOT"
+)
+
+// ConfigFromEnv reads the gateway configuration from the environment, with
+// the defaults of the container (":80", ":443", data in /data).
+func ConfigFromEnv(getenv func(string) string) Config {
+	or := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	internalCA, _ := strconv.ParseBool(getenv(EnvInternalCA))
+	return Config{
+		HTTPAddr:    or(EnvListenHTTP, ":80"),
+		HTTPSAddr:   or(EnvListenHTTPS, ":443"),
+		PrivateAddr: getenv(EnvListenPrivate),
+		Source: Source{
+			SocketPath: getenv(EnvControlSocket),
+			URL:        getenv(EnvControlURL),
+			Token:      getenv(EnvToken),
+		},
+		DataDir: or(EnvDataDir, "/data"),
+		TLS: TLSOptions{
+			ACMEDirectory: getenv(EnvACMEDirectory),
+			ACMEEmail:     getenv(EnvACMEEmail),
+			ACMECARoot:    getenv(EnvACMECARoot),
+			CertDir:       getenv(EnvCertDir),
+			InternalCA:    internalCA,
+		},
+	}
+}
+
+// Run serves until ctx ends, then shuts the listeners down gracefully.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.HTTPAddr == "" {
+		return errors.New("gateway: the HTTP listen address is empty (listen_http_missing)")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("gateway data dir %s: %w", cfg.DataDir, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	proxy := NewProxy(ctx, log, cfg.Resolver)
+
+	// Every listener is bound before TLS is set up, so certmagic's
+	// challenge solvers find the ports taken and leave answering to us.
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	listen := func(addr string) (net.Listener, error) {
+		if addr == "" {
+			return nil, nil
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("gateway listen %s: %w", addr, err)
+		}
+		lns = append(lns, ln)
+		return ln, nil
+	}
+	httpLn, err := listen(cfg.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	httpsLn, err := listen(cfg.HTTPSAddr)
+	if err != nil {
+		return err
+	}
+	privateLn, err := listen(cfg.PrivateAddr)
+	if err != nil {
+		return err
+	}
+
+	httpHandler := proxy.Handler(ListenerHTTP)
+	var tlsCfg *tls.Config
+	if httpsLn != nil {
+		host, httpPort := splitAddr(httpLn.Addr())
+		_, httpsPort := splitAddr(httpsLn.Addr())
+		certs, err := newCertificates(ctx, cfg.TLS, cfg.DataDir, proxy, log, host, httpPort, httpsPort)
+		if err != nil {
+			return err
+		}
+		proxy.hasCertificate = certs.hasPublicCertificate
+		httpHandler = certs.httpHandler(httpHandler)
+		tlsCfg = certs.tlsConfig()
+	}
+
+	feeder := &Feeder{Source: cfg.Source, StatePath: filepath.Join(cfg.DataDir, "routes.json"), Apply: proxy.SetTable, Log: log}
+	if err := feeder.init(); err != nil {
+		return err
+	}
+	go feeder.Run(ctx)
+
+	errc := make(chan error, 3)
+	var servers []*http.Server
+	start := func(ln net.Listener, h http.Handler, tlsCfg *tls.Config) string {
+		if ln == nil {
+			return ""
+		}
+		srv := &http.Server{
+			Handler:           h,
+			TLSConfig:         tlsCfg,
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			// No write timeout: streams and websockets stay open as long
+			// as the application keeps them open.
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		}
+		servers = append(servers, srv)
+		go func() {
+			var err error
+			if tlsCfg != nil {
+				err = srv.ServeTLS(ln, "", "")
+			} else {
+				err = srv.Serve(ln)
+			}
+			if !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("gateway listener %s: %w", ln.Addr(), err)
+			}
+		}()
+		return ln.Addr().String()
+	}
+	addrs := Addrs{
+		HTTP:    start(httpLn, httpHandler, nil),
+		HTTPS:   start(httpsLn, proxy.Handler(ListenerHTTPS), tlsCfg),
+		Private: start(privateLn, proxy.Handler(ListenerPrivate), nil),
+	}
+	log.Info("gateway listening", "http", addrs.HTTP, "https", addrs.HTTPS, "private", addrs.Private, "addresses", interfaceAddrs())
+	if cfg.Ready != nil {
+		cfg.Ready(addrs)
+	}
+
+	select {
+	case <-ctx.Done():
+		err = nil
+	case err = <-errc:
+	}
+	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	for _, srv := range servers {
+		srv.Shutdown(shutdownCtx)
+	}
+	return err
+}
+
+func splitAddr(a net.Addr) (string, int) {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "", 0
+	}
+	host := ""
+	if !tcp.IP.IsUnspecified() {
+		host = tcp.IP.String()
+	}
+	return host, tcp.Port
+}
+
+// interfaceAddrs lists the gateway's own addresses: inside the container
+// one per network it is connected to, which routed services receive as
+// SLIPWAY_INGRESS_PROXIES.
+func interfaceAddrs() []string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() {
+			out = append(out, ipn.IP.String())
+		}
+	}
+	return out
+}

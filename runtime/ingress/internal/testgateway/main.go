@@ -1,0 +1,25 @@
+// Command testgateway runs the gateway exactly as `slipway gateway` does
+// with its environment-only configuration. Tests build it when
+// cmd/slipway, edited by many hands, does not compile at that moment.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/slipwayhq/slipway/runtime/ingress"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := ingress.ConfigFromEnv(os.Getenv)
+	cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := ingress.Run(ctx, cfg); err != nil {
+		slog.Error("gateway", "err", err)
+		os.Exit(1)
+	}
+}

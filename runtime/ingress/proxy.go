@@ -1,0 +1,258 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Listener says which kind of listener a request arrived on; it decides
+// which routes are visible and whether plain HTTP is redirected to HTTPS.
+type Listener int
+
+const (
+	// ListenerHTTP is the public plain-HTTP listener (port 80).
+	ListenerHTTP Listener = iota
+	// ListenerHTTPS is the public TLS listener (port 443).
+	ListenerHTTPS
+	// ListenerPrivate is the private listener (a VPN address): it serves
+	// private and public routes.
+	ListenerPrivate
+)
+
+// Proxy routes requests by Host to backends and answers redirects. It is
+// safe for concurrent use; SetTable swaps the table atomically.
+type Proxy struct {
+	log     *slog.Logger
+	table   atomic.Pointer[Table]
+	matcher atomic.Pointer[Matcher]
+	ups     *upstreams
+	rp      *httputil.ReverseProxy
+
+	// hasCertificate reports whether HTTPS is available for a hostname,
+	// so plain HTTP for it is redirected. Nil means never.
+	hasCertificate func(host string) bool
+}
+
+type ctxKey struct{}
+
+// NewProxy returns a Proxy with an empty table. Its background resolvers
+// stop when ctx ends. A nil resolver means net.DefaultResolver.
+func NewProxy(ctx context.Context, log *slog.Logger, resolver Resolver) *Proxy {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	p := &Proxy{
+		log: log,
+		ups: &upstreams{ctx: ctx, resolver: resolver, log: log},
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = "http"
+			// The balancer replaces the host with a task address.
+			pr.Out.URL.Host = "backend"
+			pr.Out.Host = pr.In.Host
+			// Rewrite mode has already dropped the client's own
+			// X-Forwarded-* headers: only ours reach the backend.
+			pr.SetXForwarded()
+		},
+		Transport:    balancer{},
+		BufferPool:   bufferPool{},
+		ErrorHandler: p.proxyError,
+		// FlushInterval 0: ReverseProxy already flushes every write of
+		// responses without a Content-Length and of text/event-stream,
+		// which is what streams and SSE need, while ordinary responses
+		// are not flushed write by write.
+	}
+	empty := &Table{}
+	p.table.Store(empty)
+	p.matcher.Store(NewMatcher(empty))
+	return p
+}
+
+// SetTable validates t and serves it from now on; on error the previous
+// table stays.
+func (p *Proxy) SetTable(t Table) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	p.matcher.Store(NewMatcher(&t))
+	p.table.Store(&t)
+	return nil
+}
+
+// Table returns the table being served.
+func (p *Proxy) Table() Table { return *p.table.Load() }
+
+// Lookup returns the route a listener serves for host, or nil.
+func (p *Proxy) Lookup(l Listener, host string) *Route {
+	r := p.matcher.Load().Match(host)
+	if r == nil || (r.Visibility != VisibilityPublic && l != ListenerPrivate) {
+		return nil
+	}
+	return r
+}
+
+// Handler returns the http.Handler for one listener.
+func (p *Proxy) Handler(l Listener) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.serve(l, w, r)
+	})
+}
+
+func (p *Proxy) serve(l Listener, w http.ResponseWriter, r *http.Request) {
+	route := p.Lookup(l, r.Host)
+	if route == nil {
+		notFound(w)
+		return
+	}
+	if l == ListenerHTTP && p.hasCertificate != nil && p.hasCertificate(NormalizeHost(r.Host)) {
+		redirect(w, "https://"+NormalizeHost(r.Host)+r.URL.RequestURI(), http.StatusPermanentRedirect)
+		return
+	}
+	if rd := route.Redirect; rd != nil {
+		status := rd.Status
+		if status == 0 {
+			status = http.StatusPermanentRedirect
+		}
+		to := rd.To
+		if rd.PreservePath {
+			to = strings.TrimSuffix(to, "/") + r.URL.RequestURI()
+		}
+		redirect(w, to, status)
+		return
+	}
+	u := p.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, u)))
+}
+
+func redirect(w http.ResponseWriter, to string, status int) {
+	w.Header().Set("Location", to)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, "Redirecting to "+to+"\n")
+}
+
+func notFound(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusNotFound)
+	io.WriteString(w, "404 not found: no application is routed at this address\n")
+}
+
+func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		// The client went away; there is nobody to answer.
+		return
+	}
+	status := http.StatusBadGateway
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		status = http.StatusGatewayTimeout
+	}
+	p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", status, "err", err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, http.StatusText(status)+": the application did not answer\n")
+}
+
+var errNoBackend = errors.New("no running backend for this route")
+
+// balancer is the proxy's RoundTripper: it picks a task address of the
+// request's upstream and moves on to the next address when a connection
+// cannot be made (or, for idempotent requests, breaks before a response),
+// so a task that is going away costs no request.
+type balancer struct{}
+
+const maxAttempts = 3
+
+func (balancer) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := req.Context().Value(ctxKey{}).(*upstream)
+	select {
+	case <-u.resolved:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	var body *countingBody
+	if req.Body != nil && req.Body != http.NoBody {
+		// Transport closes the body on error; keep it open so a request
+		// whose body was never read can go to another backend.
+		body = &countingBody{rc: req.Body}
+		req.Body = body
+		defer body.rc.Close()
+	}
+	idempotent := isIdempotent(req)
+	var triedBuf [maxAttempts]*endpoint
+	tried := triedBuf[:0]
+	for {
+		e := u.pick(tried)
+		if e == nil {
+			u.refresh()
+			return nil, errNoBackend
+		}
+		req.URL.Host = e.addr
+		resp, err := u.transport.RoundTrip(req)
+		if err == nil {
+			return resp, nil
+		}
+		dialFailed := isDialError(err)
+		if dialFailed {
+			e.markDown()
+			u.refresh()
+		}
+		tried = append(tried, e)
+		unsent := body == nil || body.n.Load() == 0
+		retry := req.Context().Err() == nil && len(tried) < maxAttempts && unsent &&
+			(dialFailed || idempotent && !isTimeout(err))
+		if !retry {
+			return nil, err
+		}
+	}
+}
+
+func isIdempotent(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return r.Header.Get("Idempotency-Key") != "" || r.Header.Get("X-Idempotency-Key") != ""
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+type countingBody struct {
+	rc io.ReadCloser
+	n  atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// bufferPool reuses copy buffers between requests instead of allocating
+// 32 KiB per response.
+type bufferPool struct{}
+
+func (bufferPool) Get() []byte  { return *(buffers.Get().(*[]byte)) }
+func (bufferPool) Put(b []byte) { buffers.Put(&b) }

@@ -1,0 +1,624 @@
+package swarm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/swarm"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/probe"
+)
+
+// Labels Slipway puts on every object it creates. Only objects carrying
+// LabelManaged=true and the environment's LabelEnv are ever changed or
+// removed.
+const (
+	LabelManaged    = "dev.slipway.managed"
+	LabelTeam       = "dev.slipway.team"
+	LabelApp        = "dev.slipway.app"
+	LabelEnv        = "dev.slipway.env"
+	LabelService    = "dev.slipway.service"
+	LabelDeployment = "dev.slipway.deployment"
+	LabelSpecHash   = "dev.slipway.spec-hash"
+	// LabelJob names the manifest job a job service runs.
+	LabelJob = "dev.slipway.job"
+	// LabelRole tells the environment network from the ingress network and
+	// file configs from the probe.
+	LabelRole = "dev.slipway.role"
+)
+
+// Spec defaults, from the manifest specification.
+const (
+	DefaultReplicas        = 1
+	DefaultHealthPath      = "/health"
+	DefaultHealthInterval  = 10
+	DefaultHealthTimeout   = 3
+	DefaultHealthRetries   = 3
+	DefaultMonitorSeconds  = 30
+	DefaultJobTimeout      = 300
+	DefaultFileMode        = 0o444
+	DefaultStopGracePeriod = 10 * time.Second
+	// IngressProxiesEnv is injected into routed services.
+	IngressProxiesEnv = "SLIPWAY_INGRESS_PROXIES"
+	secretsDir        = "/run/secrets/"
+	maxNameLen        = 63
+)
+
+// SecretValue is a secret's captured value and the version it was pinned
+// at. The value only lives in memory inside the worker.
+type SecretValue struct {
+	Value   []byte
+	Version string
+}
+
+// DesiredInput is everything Desired needs: a rendered manifest and the
+// environment it deploys into.
+type DesiredInput struct {
+	// Manifest is rendered: every Int is concrete.
+	Manifest *manifest.Manifest
+
+	TeamID, AppID string
+	// EnvID is the environment's id; EnvShortID a short, stable,
+	// DNS-safe form of it used in object names.
+	EnvID, EnvShortID string
+	DeploymentID      string
+
+	// Images maps each service to the image reference the prepare step
+	// resolved (a digest-pinned reference or a local image ID).
+	Images map[string]string
+	// Secrets maps secret names (stored or generated) to their values.
+	Secrets map[string]SecretValue
+	// RepositoryFiles maps a file's repository path to its captured bytes.
+	RepositoryFiles map[string][]byte
+
+	// IngressNetwork is the environment's ingress overlay; routed services
+	// join it. Empty means "slw-<short id>-ingress".
+	IngressNetwork string
+	// Routed lists the services routes send traffic to.
+	Routed []string
+	// IngressProxies is the value of SLIPWAY_INGRESS_PROXIES for routed
+	// services.
+	IngressProxies string
+
+	// Probe overrides the embedded probe binary (tests only).
+	Probe []byte
+}
+
+// DesiredState is what should run in one environment.
+type DesiredState struct {
+	EnvID    string
+	Labels   map[string]string
+	Networks []NetworkSpec
+	Volumes  []VolumeSpec
+	Configs  []swarm.ConfigSpec
+	Secrets  []swarm.SecretSpec
+	// Services in the manifest's order; DependsOn gives rollout order.
+	Services []ServiceSpec
+	// Jobs in the order they run.
+	Jobs []JobSpec
+}
+
+// NetworkSpec is an attachable overlay network.
+type NetworkSpec struct {
+	Name   string
+	Labels map[string]string
+}
+
+// VolumeSpec is a named local volume.
+type VolumeSpec struct {
+	Name   string
+	Labels map[string]string
+}
+
+// ServiceSpec is one desired service.
+type ServiceSpec struct {
+	// Service is the manifest name; Spec.Name the Swarm name.
+	Service   string
+	DependsOn []string
+	// HasHealthcheck tells convergence whether "running" is enough.
+	HasHealthcheck bool
+	// WritableVolumes are the volumes this service mounts writable; an
+	// exclusive job stops the services that mount its volumes.
+	WritableVolumes []string
+	Spec            swarm.ServiceSpec
+}
+
+// JobSpec is one desired job run for this deployment.
+type JobSpec struct {
+	Job     string
+	Service string
+	Timeout time.Duration
+	// StopServices are the manifest services to stop (scale to 0) before
+	// the job starts: its own service for stop_service, and the services
+	// mounting its service's writable volumes for exclusive access.
+	StopServices []string
+	Spec         swarm.ServiceSpec
+}
+
+// Service returns the desired service with the given manifest name.
+func (d *DesiredState) Service(name string) (ServiceSpec, bool) {
+	for _, s := range d.Services {
+		if s.Service == name {
+			return s, true
+		}
+	}
+	return ServiceSpec{}, false
+}
+
+// Job returns the desired job with the given manifest name.
+func (d *DesiredState) Job(name string) (JobSpec, bool) {
+	for _, j := range d.Jobs {
+		if j.Job == name {
+			return j, true
+		}
+	}
+	return JobSpec{}, false
+}
+
+// ObjectName returns slw-<short>-<name>, at most 63 bytes: longer names
+// keep a prefix and end with a hash of the whole name, so they stay unique
+// and stable.
+func ObjectName(envShortID, name string) string {
+	full := "slw-" + envShortID + "-" + name
+	if len(full) <= maxNameLen {
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	suffix := "-" + hex.EncodeToString(sum[:])[:10]
+	return strings.TrimRight(full[:maxNameLen-len(suffix)], "-") + suffix
+}
+
+// NetworkName is the environment's private overlay network.
+func NetworkName(envShortID string) string { return ObjectName(envShortID, "net") }
+
+// IngressNetworkName is the default name of the environment's ingress overlay.
+func IngressNetworkName(envShortID string) string { return ObjectName(envShortID, "ingress") }
+
+// VolumeName is the Docker name of a manifest volume.
+func VolumeName(envShortID, volume string) string { return ObjectName(envShortID, "vol-"+volume) }
+
+// ServiceName is the Swarm name of a manifest service.
+func ServiceName(envShortID, service string) string { return ObjectName(envShortID, service) }
+
+// JobServiceName is the Swarm name of a job run; it includes the
+// deployment so a resumed deployment finds its own run, and a later
+// deployment never mistakes an old run for its own.
+func JobServiceName(envShortID, deploymentID, job string) string {
+	return ObjectName(envShortID, "job-"+job+"-"+shortHash(deploymentID, 8))
+}
+
+func shortHash(s string, n int) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:n]
+}
+
+// Desired computes the desired Swarm objects for in. It does no I/O and is
+// deterministic: the same input gives byte-identical specs.
+func Desired(in DesiredInput) (DesiredState, error) {
+	if in.Manifest == nil {
+		return DesiredState{}, &Error{Code: CodeInvalidInput, Object: "manifest", Message: "no manifest"}
+	}
+	if in.EnvID == "" || in.EnvShortID == "" {
+		return DesiredState{}, &Error{Code: CodeInvalidInput, Object: "environment", Message: "environment id and short id are required"}
+	}
+	b := builder{in: in, short: in.EnvShortID}
+	b.base = map[string]string{
+		LabelManaged: "true",
+		LabelTeam:    in.TeamID,
+		LabelApp:     in.AppID,
+		LabelEnv:     in.EnvID,
+	}
+	st := DesiredState{EnvID: in.EnvID, Labels: copyLabels(b.base)}
+	spec := in.Manifest.Spec
+
+	st.Networks = append(st.Networks, NetworkSpec{Name: NetworkName(b.short), Labels: b.labels(map[string]string{LabelRole: "environment"})})
+	routed := map[string]bool{}
+	for _, r := range in.Routed {
+		routed[r] = true
+	}
+	b.ingress = in.IngressNetwork
+	if b.ingress == "" {
+		b.ingress = IngressNetworkName(b.short)
+	}
+	if len(routed) > 0 {
+		st.Networks = append(st.Networks, NetworkSpec{Name: b.ingress, Labels: b.labels(map[string]string{LabelRole: "ingress"})})
+	}
+
+	for _, v := range spec.Volumes {
+		st.Volumes = append(st.Volumes, VolumeSpec{Name: VolumeName(b.short, v.Name), Labels: b.labels(map[string]string{"dev.slipway.volume": v.Name})})
+	}
+
+	b.configs = map[string]swarm.ConfigSpec{}
+	b.secrets = map[string]swarm.SecretSpec{}
+	for _, svc := range spec.Services {
+		s, err := b.service(svc, routed[svc.Name])
+		if err != nil {
+			return DesiredState{}, err
+		}
+		st.Services = append(st.Services, s)
+	}
+	for i, job := range spec.Jobs {
+		j, err := b.job(job, st)
+		if err != nil {
+			return DesiredState{}, fmt.Errorf("spec.jobs[%d]: %w", i, err)
+		}
+		st.Jobs = append(st.Jobs, j)
+	}
+	st.Configs = sortedValues(b.configs, func(c swarm.ConfigSpec) string { return c.Name })
+	st.Secrets = sortedValues(b.secrets, func(s swarm.SecretSpec) string { return s.Name })
+	return st, nil
+}
+
+type builder struct {
+	in      DesiredInput
+	short   string
+	ingress string
+	base    map[string]string
+	configs map[string]swarm.ConfigSpec
+	secrets map[string]swarm.SecretSpec
+}
+
+func (b *builder) labels(extra map[string]string) map[string]string {
+	l := copyLabels(b.base)
+	for k, v := range extra {
+		l[k] = v
+	}
+	return l
+}
+
+func (b *builder) service(svc manifest.Service, routed bool) (ServiceSpec, error) {
+	field := "spec.services." + svc.Name
+	image := b.in.Images[svc.Name]
+	if image == "" {
+		return ServiceSpec{}, &Error{Code: CodeInvalidInput, Object: field + ".source", Message: "no prepared image for this service"}
+	}
+	cs := &swarm.ContainerSpec{
+		Image:           image,
+		Command:         svc.Command,
+		Args:            svc.Arguments,
+		Env:             envList(svc.Environment, nil),
+		StopGracePeriod: durationPtr(DefaultStopGracePeriod),
+	}
+	if routed {
+		cs.Env = envList(svc.Environment, map[string]string{IngressProxiesEnv: b.in.IngressProxies})
+	}
+	var writable []string
+	for _, m := range svc.Mounts {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: VolumeName(b.short, m.Volume), Target: m.Target, ReadOnly: m.ReadOnly})
+		if !m.ReadOnly {
+			writable = append(writable, m.Volume)
+		}
+	}
+	if err := b.files(cs, svc.Files, field); err != nil {
+		return ServiceSpec{}, err
+	}
+	if err := b.secretMounts(cs, svc.Secrets, field); err != nil {
+		return ServiceSpec{}, err
+	}
+	if hc := svc.Healthcheck; hc != nil {
+		health, err := b.healthcheck(cs, hc, field+".healthcheck")
+		if err != nil {
+			return ServiceSpec{}, err
+		}
+		cs.Healthcheck = health
+	}
+
+	order := swarm.UpdateOrderStartFirst
+	if len(writable) > 0 || svc.ReceivesTelemetry {
+		order = swarm.UpdateOrderStopFirst
+	}
+	monitor := int64(DefaultMonitorSeconds)
+	if r := svc.Rollout; r != nil {
+		if r.Order != "" {
+			order = r.Order
+		}
+		monitor = r.MonitorSeconds.Or(DefaultMonitorSeconds)
+	}
+	replicas := uint64(svc.Replicas.Or(DefaultReplicas))
+
+	networks := []swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short), Aliases: []string{svc.Name}}}
+	if routed {
+		networks = append(networks, swarm.NetworkAttachmentConfig{Target: b.ingress, Aliases: []string{svc.Name}})
+	}
+	spec := swarm.ServiceSpec{
+		Annotations: swarm.Annotations{Name: ServiceName(b.short, svc.Name)},
+		TaskTemplate: swarm.TaskSpec{
+			ContainerSpec: cs,
+			Resources:     resources(svc.Resources),
+			// A service is long-running: it restarts whatever its exit code.
+			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionAny, Delay: durationPtr(5 * time.Second), MaxAttempts: new(uint64)},
+			Networks:      networks,
+		},
+		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &replicas}},
+		UpdateConfig: &swarm.UpdateConfig{
+			Parallelism:   1,
+			Order:         order,
+			FailureAction: swarm.UpdateFailureActionPause,
+			Monitor:       time.Duration(monitor) * time.Second,
+		},
+		EndpointSpec: &swarm.EndpointSpec{Mode: swarm.ResolutionModeDNSRR},
+	}
+	labels := b.labels(map[string]string{LabelService: svc.Name})
+	cs.Labels = copyLabels(labels)
+	spec.Labels = labels
+	hash := specHash(spec)
+	spec.Labels[LabelSpecHash] = hash
+	spec.Labels[LabelDeployment] = b.in.DeploymentID
+	return ServiceSpec{
+		Service:         svc.Name,
+		DependsOn:       svc.DependsOn,
+		HasHealthcheck:  svc.Healthcheck != nil,
+		WritableVolumes: writable,
+		Spec:            spec,
+	}, nil
+}
+
+// specHash fingerprints a service spec before the deployment and hash
+// labels are added, so an unchanged service keeps its hash across
+// deployments and is not rolled out again.
+func specHash(spec swarm.ServiceSpec) string {
+	b, _ := json.Marshal(spec)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+func (b *builder) healthcheck(cs *swarm.ContainerSpec, hc *manifest.Healthcheck, field string) (*container.HealthConfig, error) {
+	h := &container.HealthConfig{
+		Interval:    time.Duration(hc.IntervalSeconds.Or(DefaultHealthInterval)) * time.Second,
+		Timeout:     time.Duration(hc.TimeoutSeconds.Or(DefaultHealthTimeout)) * time.Second,
+		StartPeriod: time.Duration(hc.StartPeriodSeconds.Or(0)) * time.Second,
+		Retries:     int(hc.Retries.Or(DefaultHealthRetries)),
+	}
+	switch hc.Type {
+	case manifest.HealthcheckHTTP:
+		port := hc.Port.Or(0)
+		if port < 1 || port > 65535 {
+			return nil, &Error{Code: CodeInvalidInput, Object: field + ".port", Message: "an HTTP health check needs a port between 1 and 65535"}
+		}
+		path := hc.Path
+		if path == "" {
+			path = DefaultHealthPath
+		}
+		h.Test = probe.HTTPTest(int(port), path, int(hc.TimeoutSeconds.Or(DefaultHealthTimeout)))
+		b.probe(cs)
+	case manifest.HealthcheckCommand:
+		if len(hc.Command) == 0 {
+			return nil, &Error{Code: CodeInvalidInput, Object: field + ".command", Message: "a command health check needs a command"}
+		}
+		h.Test = append([]string{"CMD"}, hc.Command...)
+	default:
+		return nil, &Error{Code: CodeInvalidInput, Object: field + ".type", Message: fmt.Sprintf("unknown health check type %q", hc.Type)}
+	}
+	return h, nil
+}
+
+// probe adds the probe config, mounted executable at probe.Path.
+func (b *builder) probe(cs *swarm.ContainerSpec) {
+	bin := b.in.Probe
+	if bin == nil {
+		bin = probe.Binary
+	}
+	name := ObjectName(b.short, "probe-"+shortHash(string(bin), 12))
+	b.configs[name] = swarm.ConfigSpec{
+		Annotations: swarm.Annotations{Name: name, Labels: b.labels(map[string]string{LabelRole: "probe"})},
+		Data:        bin,
+	}
+	cs.Configs = append(cs.Configs, &swarm.ConfigReference{
+		File:       &swarm.ConfigReferenceFileTarget{Name: probe.Path, UID: "0", GID: "0", Mode: 0o555},
+		ConfigName: name,
+	})
+}
+
+// files adds a content-named config per file. Configs are immutable, so a
+// changed file is a new config and only the services mounting it roll.
+func (b *builder) files(cs *swarm.ContainerSpec, files []manifest.File, field string) error {
+	for i, f := range files {
+		data := []byte(f.Content)
+		if f.Path != "" {
+			repo, ok := b.in.RepositoryFiles[f.Path]
+			if !ok {
+				return &Error{Code: CodeInvalidInput, Object: fmt.Sprintf("%s.files[%d].path", field, i), Message: fmt.Sprintf("repository file %q was not captured", f.Path)}
+			}
+			data = repo
+		}
+		mode := os.FileMode(DefaultFileMode)
+		if f.Mode != "" {
+			m, err := strconv.ParseUint(f.Mode, 8, 32)
+			if err != nil || m > 0o777 {
+				return &Error{Code: CodeInvalidInput, Object: fmt.Sprintf("%s.files[%d].mode", field, i), Message: fmt.Sprintf("mode %q is not octal 0000-0777", f.Mode)}
+			}
+			mode = os.FileMode(m)
+		}
+		name := ObjectName(b.short, "file-"+shortHash(string(data), 16))
+		b.configs[name] = swarm.ConfigSpec{
+			Annotations: swarm.Annotations{Name: name, Labels: b.labels(map[string]string{LabelRole: "file"})},
+			Data:        data,
+		}
+		cs.Configs = append(cs.Configs, &swarm.ConfigReference{
+			File:       &swarm.ConfigReferenceFileTarget{Name: f.Target, UID: "0", GID: "0", Mode: mode},
+			ConfigName: name,
+		})
+	}
+	return nil
+}
+
+// secretMounts adds content-named secrets: a new value is a new secret.
+func (b *builder) secretMounts(cs *swarm.ContainerSpec, mounts []manifest.SecretMount, field string) error {
+	for i, m := range mounts {
+		v, ok := b.in.Secrets[m.Name]
+		if !ok {
+			return &Error{Code: "secret_missing", Object: fmt.Sprintf("%s.secrets[%d].name", field, i), Message: fmt.Sprintf("secret %q has no captured value", m.Name)}
+		}
+		name := ObjectName(b.short, "sec-"+sanitize(m.Name)+"-"+shortHash(string(v.Value), 12))
+		if len(name) > 64 {
+			name = ObjectName(b.short, "sec-"+shortHash(m.Name+"\x00"+string(v.Value), 16))
+		}
+		b.secrets[name] = swarm.SecretSpec{
+			Annotations: swarm.Annotations{Name: name, Labels: b.labels(map[string]string{"dev.slipway.secret": m.Name, "dev.slipway.secret-version": v.Version})},
+			Data:        v.Value,
+		}
+		cs.Secrets = append(cs.Secrets, &swarm.SecretReference{
+			File:       &swarm.SecretReferenceFileTarget{Name: strings.TrimPrefix(m.Target, secretsDir), UID: "0", GID: "0", Mode: 0o444},
+			SecretName: name,
+		})
+	}
+	return nil
+}
+
+func (b *builder) job(job manifest.Job, st DesiredState) (JobSpec, error) {
+	svc, ok := st.Service(job.Service)
+	if !ok {
+		return JobSpec{}, &Error{Code: CodeInvalidInput, Object: "service", Message: fmt.Sprintf("job %q names unknown service %q", job.Name, job.Service)}
+	}
+	var msvc manifest.Service
+	for _, s := range b.in.Manifest.Spec.Services {
+		if s.Name == job.Service {
+			msvc = s
+		}
+	}
+	src := svc.Spec.TaskTemplate.ContainerSpec
+	cs := &swarm.ContainerSpec{
+		Image:   src.Image,
+		Command: src.Command,
+		Args:    src.Args,
+		Env:     envList(msvc.Environment, job.Environment),
+		// Health checks do not apply to jobs, not even the image's own.
+		Healthcheck:     &container.HealthConfig{Test: []string{"NONE"}},
+		StopGracePeriod: src.StopGracePeriod,
+	}
+	if len(job.Command) > 0 {
+		cs.Command, cs.Args = job.Command, nil
+	}
+	exclusive := job.VolumeAccess == manifest.VolumeAccessExcl
+	for _, m := range src.Mounts {
+		m.ReadOnly = m.ReadOnly || !exclusive
+		cs.Mounts = append(cs.Mounts, m)
+	}
+	for _, c := range src.Configs {
+		if c.File != nil && c.File.Name == probe.Path {
+			continue
+		}
+		cs.Configs = append(cs.Configs, c)
+	}
+	cs.Secrets = append(cs.Secrets, src.Secrets...)
+	if err := b.secretMounts(cs, job.Secrets, "spec.jobs."+job.Name); err != nil {
+		return JobSpec{}, err
+	}
+
+	var stop []string
+	if job.StopService {
+		stop = append(stop, job.Service)
+	}
+	if exclusive {
+		for _, other := range st.Services {
+			if sharesVolume(other.WritableVolumes, svc.WritableVolumes) && !(job.StopService && other.Service == job.Service) {
+				stop = append(stop, other.Service)
+			}
+		}
+	}
+
+	name := JobServiceName(b.short, b.in.DeploymentID, job.Name)
+	labels := b.labels(map[string]string{LabelService: job.Service, LabelJob: job.Name, LabelDeployment: b.in.DeploymentID})
+	cs.Labels = copyLabels(labels)
+	one := uint64(1)
+	spec := swarm.ServiceSpec{
+		Annotations: swarm.Annotations{Name: name, Labels: labels},
+		TaskTemplate: swarm.TaskSpec{
+			ContainerSpec: cs,
+			Resources:     svc.Spec.TaskTemplate.Resources,
+			// One attempt: a failed job fails the deployment.
+			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
+			// No alias: a job does not answer for its service's name.
+			Networks: []swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}},
+		},
+		Mode:         swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
+		EndpointSpec: &swarm.EndpointSpec{Mode: swarm.ResolutionModeDNSRR},
+	}
+	spec.Labels[LabelSpecHash] = specHash(spec)
+	return JobSpec{
+		Job:          job.Name,
+		Service:      job.Service,
+		Timeout:      time.Duration(job.TimeoutSeconds.Or(DefaultJobTimeout)) * time.Second,
+		StopServices: stop,
+		Spec:         spec,
+	}, nil
+}
+
+func sharesVolume(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func resources(r *manifest.Resources) *swarm.ResourceRequirements {
+	if r == nil {
+		return nil
+	}
+	return &swarm.ResourceRequirements{Limits: &swarm.Limit{
+		NanoCPUs:    r.CPUMillis.Or(0) * 1_000_000,
+		MemoryBytes: r.MemoryBytes.Or(0),
+	}}
+}
+
+// envList merges maps into sorted KEY=value pairs; later maps win.
+func envList(maps ...map[string]string) []string {
+	merged := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			merged[k] = v
+		}
+	}
+	if len(merged) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(merged))
+	for k, v := range merged {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sanitize keeps the characters Swarm allows in object names.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+func copyLabels(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+4)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func durationPtr(d time.Duration) *time.Duration { return &d }
+
+func sortedValues[T any](m map[string]T, key func(T) string) []T {
+	out := make([]T, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
+}

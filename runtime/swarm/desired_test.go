@@ -1,0 +1,247 @@
+package swarm
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docker/docker/api/types/swarm"
+
+	"github.com/slipwayhq/slipway/manifest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+// sampleInput is an application with most of the manifest's service
+// surface: a routed web service with an HTTP check, files and a secret; a
+// worker with a writable volume and a command check; a migration job.
+func sampleInput() DesiredInput {
+	m := &manifest.Manifest{
+		APIVersion: manifest.APIVersion,
+		Kind:       manifest.Kind,
+		Metadata:   manifest.Metadata{Name: "notes"},
+		Spec: manifest.Spec{
+			Volumes: []manifest.Volume{{Name: "data"}},
+			Services: []manifest.Service{
+				{
+					Name:        "web",
+					Source:      manifest.Source{Type: manifest.SourceImage, Image: "example/web:1"},
+					Replicas:    manifest.NewInt(2),
+					Environment: map[string]string{"LOG_LEVEL": "info", "A_FIRST": "1"},
+					Command:     []string{"/app"},
+					Arguments:   []string{"--port", "8080"},
+					Healthcheck: &manifest.Healthcheck{Type: manifest.HealthcheckHTTP, Port: manifest.NewInt(8080), StartPeriodSeconds: manifest.NewInt(5)},
+					Resources:   &manifest.Resources{CPUMillis: manifest.NewInt(500), MemoryBytes: manifest.NewInt(256 << 20)},
+					Files: []manifest.File{
+						{Target: "/etc/web/config.toml", Content: "listen = 8080\n"},
+						{Target: "/etc/web/logo.svg", Path: "assets/logo.svg", Mode: "0440"},
+					},
+					Secrets:   []manifest.SecretMount{{Name: "db-password", Target: "/run/secrets/db-password"}},
+					DependsOn: []string{"worker"},
+				},
+				{
+					Name:        "worker",
+					Source:      manifest.Source{Type: manifest.SourceImage, Image: "example/worker:1"},
+					Mounts:      []manifest.Mount{{Volume: "data", Target: "/data"}},
+					Healthcheck: &manifest.Healthcheck{Type: manifest.HealthcheckCommand, Command: []string{"/app", "check"}, IntervalSeconds: manifest.NewInt(5), TimeoutSeconds: manifest.NewInt(2), Retries: manifest.NewInt(4)},
+					Rollout:     &manifest.Rollout{MonitorSeconds: manifest.NewInt(10)},
+				},
+			},
+			Jobs: []manifest.Job{{
+				Name:         "migrate",
+				Service:      "worker",
+				Command:      []string{"/app", "migrate"},
+				VolumeAccess: manifest.VolumeAccessExcl,
+				Environment:  map[string]string{"MIGRATING": "yes"},
+				Secrets:      []manifest.SecretMount{{Name: "db-owner", Target: "/run/secrets/owner"}},
+			}},
+		},
+	}
+	return DesiredInput{
+		Manifest:     m,
+		TeamID:       "team-1",
+		AppID:        "app-1",
+		EnvID:        "env-1",
+		EnvShortID:   "a1b2c3",
+		DeploymentID: "dep-1",
+		Images: map[string]string{
+			"web":    "example/web:1@sha256:" + strings.Repeat("a", 64),
+			"worker": "sha256:" + strings.Repeat("b", 64),
+		},
+		Secrets: map[string]SecretValue{
+			"db-password": {Value: []byte("s3cret"), Version: "3"},
+			"db-owner":    {Value: []byte("owner"), Version: "1"},
+		},
+		RepositoryFiles: map[string][]byte{"assets/logo.svg": []byte("<svg/>")},
+		Routed:          []string{"web"},
+		IngressProxies:  "10.0.9.0/24",
+		Probe:           []byte("probe-binary"),
+	}
+}
+
+func TestDesired_Golden(t *testing.T) {
+	tests := []struct {
+		name string
+		in   func() DesiredInput
+	}{
+		{name: "two_services", in: sampleInput},
+		{name: "defaults", in: func() DesiredInput {
+			in := sampleInput()
+			in.Manifest = &manifest.Manifest{Metadata: manifest.Metadata{Name: "notes"}, Spec: manifest.Spec{
+				Services: []manifest.Service{{Name: "web", Healthcheck: &manifest.Healthcheck{Type: manifest.HealthcheckHTTP, Port: manifest.NewInt(80)}}},
+				Jobs:     []manifest.Job{{Name: "seed", Service: "web"}},
+			}}
+			in.Images = map[string]string{"web": "example/web:2"}
+			in.Routed = nil
+			return in
+		}},
+		{name: "empty", in: func() DesiredInput {
+			in := sampleInput()
+			in.Manifest = &manifest.Manifest{Metadata: manifest.Metadata{Name: "notes"}}
+			return in
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Desired(tt.in())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, '\n')
+			path := filepath.Join("testdata", tt.name+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestDesired_Golden -update)", err)
+			}
+			if !bytes.Equal(b, want) {
+				t.Fatalf("desired state differs from %s (go test -update rewrites it):\n%s", path, b)
+			}
+			again, _ := Desired(tt.in())
+			b2, _ := json.MarshalIndent(again, "", "  ")
+			if !bytes.Equal(append(b2, '\n'), b) {
+				t.Fatal("Desired is not deterministic")
+			}
+		})
+	}
+}
+
+func TestDesired_Rules(t *testing.T) {
+	st, err := Desired(sampleInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, _ := st.Service("web")
+	worker, _ := st.Service("worker")
+	if got := web.Spec.UpdateConfig.Order; got != swarm.UpdateOrderStartFirst {
+		t.Errorf("web order %s, want start-first (no writable volume)", got)
+	}
+	if got := worker.Spec.UpdateConfig.Order; got != swarm.UpdateOrderStopFirst {
+		t.Errorf("worker order %s, want stop-first (writable volume)", got)
+	}
+	if web.Spec.EndpointSpec.Mode != swarm.ResolutionModeDNSRR {
+		t.Error("web is not dnsrr")
+	}
+	if got := web.Spec.TaskTemplate.ContainerSpec.Healthcheck.Test; strings.Join(got, " ") != "CMD /run/slipway/probe http --port 8080 --path /health --timeout 3" {
+		t.Errorf("web health test %v", got)
+	}
+	if !contains(web.Spec.TaskTemplate.ContainerSpec.Env, IngressProxiesEnv+"=10.0.9.0/24") {
+		t.Error("routed web lacks SLIPWAY_INGRESS_PROXIES")
+	}
+	if contains(worker.Spec.TaskTemplate.ContainerSpec.Env, IngressProxiesEnv+"=10.0.9.0/24") || len(worker.Spec.TaskTemplate.Networks) != 1 {
+		t.Error("unrouted worker joined the ingress")
+	}
+	job, _ := st.Job("migrate")
+	if got := job.StopServices; len(got) != 1 || got[0] != "worker" {
+		t.Errorf("exclusive job stops %v, want [worker]", got)
+	}
+	if m := job.Spec.TaskTemplate.ContainerSpec.Mounts[0]; m.ReadOnly {
+		t.Error("exclusive job mounts its volume read-only")
+	}
+	if contains(worker.Spec.TaskTemplate.ContainerSpec.Env, "MIGRATING=yes") {
+		t.Error("job environment leaked into the service")
+	}
+	for _, k := range []string{LabelManaged, LabelTeam, LabelApp, LabelEnv, LabelService, LabelDeployment, LabelSpecHash} {
+		if web.Spec.Labels[k] == "" {
+			t.Errorf("web lacks label %s", k)
+		}
+	}
+	for _, n := range st.Networks {
+		if n.Labels[LabelManaged] != "true" || n.Labels[LabelEnv] != "env-1" {
+			t.Errorf("network %s lacks labels", n.Name)
+		}
+	}
+
+	// A new deployment of the same manifest changes nothing but the
+	// deployment label, so the spec hash is stable.
+	in := sampleInput()
+	in.DeploymentID = "dep-2"
+	st2, _ := Desired(in)
+	web2, _ := st2.Service("web")
+	if web2.Spec.Labels[LabelSpecHash] != web.Spec.Labels[LabelSpecHash] {
+		t.Error("spec hash depends on the deployment id")
+	}
+	if d := ServiceDrift(web.Spec, web2.Spec, nil); len(d) != 0 {
+		t.Errorf("a redeploy drifts: %v", d)
+	}
+	if j2, _ := st2.Job("migrate"); j2.Spec.Name == job.Spec.Name {
+		t.Error("two deployments share a job run name")
+	}
+}
+
+func TestObjectName(t *testing.T) {
+	short := ObjectName("abc", "web")
+	if short != "slw-abc-web" {
+		t.Fatalf("got %s", short)
+	}
+	long := strings.Repeat("s", 80)
+	a, b := ObjectName("abc", long), ObjectName("abc", long+"x")
+	if len(a) > 63 || len(b) > 63 || a == b || !strings.HasPrefix(a, "slw-abc-sss") {
+		t.Fatalf("long names %q %q", a, b)
+	}
+}
+
+func TestDesired_BadInput(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*DesiredInput)
+		object string
+	}{
+		{name: "missing image", mutate: func(in *DesiredInput) { delete(in.Images, "worker") }, object: "spec.services.worker.source"},
+		{name: "missing secret", mutate: func(in *DesiredInput) { delete(in.Secrets, "db-password") }, object: "spec.services.web.secrets[0].name"},
+		{name: "missing repository file", mutate: func(in *DesiredInput) { in.RepositoryFiles = nil }, object: "spec.services.web.files[1].path"},
+		{name: "bad mode", mutate: func(in *DesiredInput) { in.Manifest.Spec.Services[0].Files[0].Mode = "999" }, object: "spec.services.web.files[0].mode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := sampleInput()
+			tt.mutate(&in)
+			_, err := Desired(in)
+			var e *Error
+			if !asError(err, &e) || e.Object != tt.object {
+				t.Fatalf("got %v, want an error about %s", err, tt.object)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

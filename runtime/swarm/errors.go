@@ -1,0 +1,72 @@
+package swarm
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/docker/docker/client"
+)
+
+// Error codes the pipeline acts on.
+const (
+	CodeDockerUnavailable  = "docker_unavailable"
+	CodeNameConflict       = "name_conflict"
+	CodeRolloutFailed      = "rollout_failed"
+	CodeConvergenceTimeout = "convergence_timeout"
+	CodeJobFailed          = "job_failed"
+	CodeJobTimeout         = "job_timeout"
+	CodeInvalidInput       = "invalid_input"
+	CodeVolumeInUse        = "volume_not_removed"
+)
+
+// Error is a failure with a stable snake_case code. Object names the Docker
+// object (or manifest field) it concerns.
+type Error struct {
+	Code    string
+	Object  string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	msg := e.Code
+	if e.Object != "" {
+		msg += ": " + e.Object
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code returns the code of the first *Error in err's chain, or "".
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// IsDockerUnavailable reports whether err means the daemon could not be
+// reached; the pipeline retries those with backoff.
+func IsDockerUnavailable(err error) bool { return Code(err) == CodeDockerUnavailable }
+
+// engineErr wraps an Engine error with the operation, turning connection
+// failures into docker_unavailable.
+func engineErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var netErr *net.OpError
+	if client.IsErrConnectionFailed(err) || errors.As(err, &netErr) {
+		return &Error{Code: CodeDockerUnavailable, Object: op, Message: "the Docker daemon cannot be reached", Err: err}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,28 @@
+// Package swarmtest gives tests a real Docker Engine to work against: a
+// client, images built FROM scratch from the tiny Go programs under
+// testdata/images (no image can be pulled where Slipway's tests run), and
+// per-test ownership labels with cleanup.
+//
+//	cli := swarmtest.Client(t)
+//	image := swarmtest.Image(t, "web") // slipway-test/web:<content hash>
+//	label := swarmtest.Label(t)         // dev.slipway.test=<unique id>, cleaned up
+//
+// Images are tagged by a hash of the program's source and the Go version, so
+// a second test (or a second package) reuses the first build. Building runs
+// the go toolchain through os/exec, which is acceptable in test helpers only;
+// product code never imports this package.
+//
+// The images:
+//
+//   - web: HTTP server. PORT (8080), HEALTHY=false fails /health, VERSION is
+//     served at /version, DRAIN_SECONDS (2) keeps serving after SIGTERM.
+//     Endpoints /health, /version, /whoami, /env/<NAME>, /file?path=, /.
+//   - job: job [--cat PATH,...] [--env NAME,...] [--print TEXT]
+//     [--print-bytes N] [--sleep S] [--exit CODE]; --cat prints
+//     "PATH MODE CONTENT", --env "NAME=VALUE".
+//   - hammer: hammer --url URL --duration D [--until-body TEXT]; prints
+//     "ok=N failed=M" and exits 1 when any request failed.
+//
+// It must not import Postgres or any Slipway package besides the manifest
+// types: it is a leaf that every area's tests may use.
+package swarmtest

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrLeaseHeld is returned by AcquireDeploymentLease while another worker
+// holds a live lease on the deployment.
+var ErrLeaseHeld = errors.New("deployment is being worked on by another worker")
+
+// AcquireDeploymentLease makes owner the only worker advancing the
+// deployment until the lease expires. A worker that dies stops renewing its
+// lease; once it expires the deployment can be resumed by another one
+// (ListOrphanedDeployments). Renewing is acquiring again with the same
+// owner.
+func (s *Store) AcquireDeploymentLease(ctx context.Context, teamID, id, owner string, ttl time.Duration) error {
+	tag, err := s.db.Exec(ctx, `
+		UPDATE deployments SET lease_owner = $3, lease_expires_at = now() + $4::interval
+		WHERE team_id = $1 AND id = $2
+		  AND (lease_owner IS NULL OR lease_owner = $3 OR lease_expires_at < now())`,
+		teamID, id, owner, ttl.String())
+	if err != nil {
+		return wrap("acquire deployment lease", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := s.GetDeployment(ctx, teamID, id); err != nil {
+			return err
+		}
+		return fmt.Errorf("acquire deployment lease: %w", ErrLeaseHeld)
+	}
+	return nil
+}
+
+// ReleaseDeploymentLease gives the lease up, if owner still holds it.
+func (s *Store) ReleaseDeploymentLease(ctx context.Context, teamID, id, owner string) error {
+	_, err := s.db.Exec(ctx, `
+		UPDATE deployments SET lease_owner = NULL, lease_expires_at = NULL
+		WHERE team_id = $1 AND id = $2 AND lease_owner = $3`, teamID, id, owner)
+	return wrap("release deployment lease", err)
+}
+
+// DeploymentRef names a deployment across teams, for maintenance jobs.
+type DeploymentRef struct {
+	TeamID string
+	ID     string
+	// Resumes counts how often the deployment was resumed after its
+	// worker died.
+	Resumes int
+}
+
+// ListOrphanedDeployments returns live deployments whose worker's lease
+// expired: the worker died mid-step. It spans teams (a maintenance method)
+// and marks each one resumed, so concurrent callers resume it once.
+func (s *Store) ListOrphanedDeployments(ctx context.Context) ([]DeploymentRef, error) {
+	rows, err := s.db.Query(ctx, `
+		UPDATE deployments SET resumes = resumes + 1, lease_owner = NULL, lease_expires_at = NULL
+		WHERE id IN (
+			SELECT id FROM deployments
+			WHERE state IN ('capturing', 'preparing', 'running_jobs', 'rolling_out')
+			  AND lease_owner IS NOT NULL AND lease_expires_at < now()
+			FOR UPDATE SKIP LOCKED)
+		RETURNING team_id, id, resumes`)
+	if err != nil {
+		return nil, wrap("list orphaned deployments", err)
+	}
+	refs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeploymentRef, error) {
+		var r DeploymentRef
+		err := row.Scan(&r.TeamID, &r.ID, &r.Resumes)
+		return r, err
+	})
+	return refs, wrap("list orphaned deployments", err)
+}
+
+// EarlierLiveDeployment returns the oldest live deployment of the
+// environment created before the given one, or ErrNotFound: deployments of
+// one environment run one at a time, in the order they were requested.
+func (s *Store) EarlierLiveDeployment(ctx context.Context, teamID, environmentID, id string) (Deployment, error) {
+	d, err := scanDeployment(s.db.QueryRow(ctx, `
+		SELECT `+deploymentColumns+` FROM deployments
+		WHERE team_id = $1 AND environment_id = $2 AND id <> $3
+		  AND state IN ('capturing', 'preparing', 'running_jobs', 'rolling_out')
+		  AND created_at <= (SELECT created_at FROM deployments WHERE team_id = $1 AND id = $3)
+		ORDER BY created_at LIMIT 1`, teamID, environmentID, id))
+	return d, wrap("find earlier live deployment", err)
+}

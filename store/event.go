@@ -1,0 +1,95 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Event is one entry of a team's append-only audit log.
+type Event struct {
+	ID         int64
+	TeamID     string
+	Actor      string // "user:<id>", "token:<id>", "github", "system"
+	Verb       string // snake_case, dotted allowed: "application.create"
+	ObjectType string // "application", "deployment", ...
+	ObjectID   string
+	Details    json.RawMessage // a JSON object
+	CreatedAt  time.Time
+}
+
+// EventParams are the fields of a new event.
+type EventParams struct {
+	Actor      string
+	Verb       string
+	ObjectType string
+	ObjectID   string
+	// Details is marshalled to a JSON object; nil stores {}.
+	Details any
+}
+
+// EventFilter narrows ListEvents. Zero fields do not filter.
+type EventFilter struct {
+	ObjectType string
+	ObjectID   string
+	// BeforeID pages backwards: only events with a smaller id.
+	BeforeID int64
+	// Limit defaults to 50 and is capped at 500.
+	Limit int
+}
+
+const eventColumns = `id, team_id, actor, verb, object_type, object_id, details, created_at`
+
+func scanEvent(row pgx.Row) (Event, error) {
+	var e Event
+	err := row.Scan(&e.ID, &e.TeamID, &e.Actor, &e.Verb, &e.ObjectType, &e.ObjectID, &e.Details, &e.CreatedAt)
+	return e, err
+}
+
+// RecordEvent appends an event to the team's audit log.
+func (s *Store) RecordEvent(ctx context.Context, teamID string, p EventParams) (Event, error) {
+	details := []byte("{}")
+	if p.Details != nil {
+		b, err := json.Marshal(p.Details)
+		if err != nil {
+			return Event{}, wrap("record event: details", err)
+		}
+		details = b
+	}
+	e, err := scanEvent(s.db.QueryRow(ctx, `
+		INSERT INTO events (team_id, actor, verb, object_type, object_id, details)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		RETURNING `+eventColumns, teamID, p.Actor, p.Verb, p.ObjectType, p.ObjectID, details))
+	return e, wrap("record event", err)
+}
+
+// ListEvents returns the team's events, newest first.
+func (s *Store) ListEvents(ctx context.Context, teamID string, f EventFilter) ([]Event, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, 500)
+	rows, err := s.db.Query(ctx, `
+		SELECT `+eventColumns+` FROM events
+		WHERE team_id = $1
+		  AND ($2 = '' OR object_type = $2)
+		  AND ($3 = '' OR object_id = $3)
+		  AND ($4 = 0 OR id < $4)
+		ORDER BY id DESC
+		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit)
+	if err != nil {
+		return nil, wrap("list events", err)
+	}
+	es, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) { return scanEvent(r) })
+	return es, wrap("list events", err)
+}
+
+// PruneEvents deletes events of every team created before cutoff and
+// returns how many; it is the retention job's, not a tenant's, operation.
+func (s *Store) PruneEvents(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.db.Exec(ctx, `DELETE FROM events WHERE created_at < $1`, cutoff)
+	return tag.RowsAffected(), wrap("prune events", err)
+}

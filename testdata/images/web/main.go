@@ -1,0 +1,87 @@
+// Command web is the HTTP test image: a small server whose behaviour tests
+// steer through the environment.
+//
+//	PORT            listening port (default 8080)
+//	HEALTHY=false   /health answers 500
+//	VERSION         echoed by /version, so a rollout can be observed
+//	DRAIN_SECONDS   keep serving this long after SIGTERM before shutting
+//	                down (default 2), so DNS stops pointing at a task before
+//	                it refuses connections
+//
+// Endpoints: /health, /version, /whoami (hostname), /env/<NAME>,
+// /file?path=<absolute path>, / (200 "ok").
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	port := envOr("PORT", "8080")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if os.Getenv("HEALTHY") == "false" {
+			http.Error(w, "unhealthy on purpose", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/version", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, os.Getenv("VERSION"))
+	})
+	mux.HandleFunc("/whoami", func(w http.ResponseWriter, r *http.Request) {
+		h, _ := os.Hostname()
+		fmt.Fprintln(w, h)
+	})
+	mux.HandleFunc("/env/", func(w http.ResponseWriter, r *http.Request) {
+		v, ok := os.LookupEnv(strings.TrimPrefix(r.URL.Path, "/env/"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, v)
+	})
+	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(r.URL.Query().Get("path"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		w.Write(b)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	srv := &http.Server{Addr: ":" + port, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-stop
+		drain, _ := strconv.Atoi(envOr("DRAIN_SECONDS", "2"))
+		time.Sleep(time.Duration(drain) * time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
+	fmt.Println("listening on", port)
+	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,36 @@
+package views
+
+import "context"
+
+// TeamRef names a team in the switcher and the header.
+type TeamRef struct {
+	ID   string
+	Name string
+	Role string
+}
+
+// Request is what every page of a signed-in (or signing-in) visitor may read.
+type Request struct {
+	CSRF      string
+	UserEmail string // empty when nobody is signed in
+	Team      TeamRef
+	Teams     []TeamRef
+	Path      string          // the request path, to mark the current nav item
+	Scopes    map[string]bool // what the member may do in Team
+}
+
+type ctxKey struct{}
+
+// WithRequest returns ctx carrying r for templates.
+func WithRequest(ctx context.Context, r Request) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// From returns the Request in ctx (zero when absent, e.g. in tests).
+func From(ctx context.Context) Request {
+	r, _ := ctx.Value(ctxKey{}).(Request)
+	return r
+}
+
+// Can reports whether the current member holds scope.
+func Can(ctx context.Context, scope string) bool { return From(ctx).Scopes[scope] }
