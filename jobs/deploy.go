@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -75,6 +77,11 @@ type RoutesHook interface {
 	Network(ctx context.Context, env store.Environment) (name, proxies string, err error)
 }
 
+// SourceBuilder checks out and builds git sources (runtime/build).
+type SourceBuilder interface {
+	PrepareSource(ctx context.Context, req build.SourceRequest) (*build.BuildResult, error)
+}
+
 // SecretSource supplies the secret files a deployment mounts. Values are
 // decrypted only here, in the worker, and only for the pinned versions.
 type SecretSource interface {
@@ -94,10 +101,15 @@ type Pipeline struct {
 	Store  *store.Store
 	Driver SwarmDriver
 	Images ImageResolver
-	Routes RoutesHook
+	// Builds prepares git sources; nil refuses them.
+	Builds SourceBuilder
+	// PrepareTimeout bounds each source's checkout and build (default 300 s).
+	PrepareTimeout time.Duration
+	Routes         RoutesHook
 	// Secrets supplies mounted secrets; nil refuses manifests that mount any.
 	Secrets SecretSource
-	// Enqueue inserts a job in the transaction of tx (River's InsertTx).
+	// Enqueue inserts a job in the transaction of tx; nil uses the River
+	// client working the current job (InsertTx).
 	Enqueue func(ctx context.Context, tx *store.Store, args river.JobArgs) error
 	Log     *slog.Logger
 	// ConvergenceTimeout bounds each service's convergence (default 120 s).
@@ -113,6 +125,9 @@ func (p *Pipeline) defaults() {
 	if p.ConvergenceTimeout <= 0 {
 		p.ConvergenceTimeout = 120 * time.Second
 	}
+	if p.PrepareTimeout <= 0 {
+		p.PrepareTimeout = build.DefaultPrepareTimeout
+	}
 	if p.LeaseTTL <= 0 {
 		p.LeaseTTL = 20 * time.Second
 	}
@@ -121,9 +136,20 @@ func (p *Pipeline) defaults() {
 		_, _ = rand.Read(b[:])
 		p.Owner = "worker-" + hex.EncodeToString(b[:])
 	}
+	if p.Enqueue == nil {
+		p.Enqueue = InsertFromWorker
+	}
 	if p.Log == nil {
 		p.Log = slog.New(slog.DiscardHandler)
 	}
+}
+
+// InsertFromWorker inserts args in tx's transaction with the River client
+// that is working the current job.
+func InsertFromWorker(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	_, err := client.InsertTx(ctx, tx.Tx(), args, nil)
+	return err
 }
 
 // DeployWorker is the River worker of DeployArgs.
@@ -153,6 +179,22 @@ func (f *Failure) Error() string { return f.Code + ": " + f.Message }
 
 func fail(code, format string, args ...any) error {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// codedError is any error that carries a snake_case code for people, such
+// as the secrets package's refusals.
+type codedError interface {
+	error
+	ErrorCode() string
+}
+
+// asCoded turns a coded error into a Failure; other errors stay retryable.
+func asCoded(err error) error {
+	var c codedError
+	if errors.As(err, &c) && c.ErrorCode() != "" {
+		return &Failure{Code: c.ErrorCode(), Message: c.Error()}
+	}
+	return err
 }
 
 // Advance runs the deployment until it finishes, or returns an error River

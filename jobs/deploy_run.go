@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -153,10 +154,17 @@ func (r *run) capture(ctx context.Context) error {
 			return fail("restore_source_missing", "the deployment to restore is gone: %v", err)
 		}
 		capture = store.Capture{Manifest: src.CapturedManifest, Rendered: src.RenderedManifest, Variables: src.Variables}
-		// The images the restored deployment ran are pinned too.
+		// The images and secret versions the restored deployment ran are
+		// pinned too.
 		srcProgress, _ := ParseProgress(src.Steps)
 		if prep := srcProgress.Find("prepare"); prep != nil && prep.State == StepSucceeded {
 			r.progress.Steps = append(r.progress.Steps, *prep)
+		}
+		if c := srcProgress.Find("capture"); c != nil {
+			r.progress.Find("capture").Detail = c.Detail
+			if err := r.save(ctx); err != nil {
+				return err
+			}
 		}
 	default:
 		rev, err := r.p.Store.GetManifestRevision(ctx, r.d.TeamID, r.d.ApplicationID, r.d.Revision)
@@ -171,6 +179,22 @@ func (r *run) capture(ctx context.Context) error {
 		rendered, errs := manifest.Render(m, rc)
 		if len(errs) > 0 {
 			return fail(firstCode(errs), "%s", errs.Error())
+		}
+		if r.p.Secrets != nil {
+			pinned, err := r.p.Secrets.Capture(ctx, r.d.TeamID, r.env, rendered)
+			if err != nil {
+				return asCoded(err)
+			}
+			detail := map[string]string{}
+			for name, version := range pinned {
+				detail["secret:"+name] = version
+			}
+			r.progress.Find("capture").Detail = detail
+			// Saved before the capture is recorded: a resumed deployment
+			// that finds its capture finds its pinned versions too.
+			if err := r.save(ctx); err != nil {
+				return err
+			}
 		}
 		vars, _ := json.Marshal(scopeJSON(manifest.Scope(m, rc)))
 		renderedJSON, err := json.Marshal(rendered)
@@ -241,6 +265,7 @@ func (r *run) prepare(ctx context.Context) error {
 		return err
 	}
 	detail := map[string]string{}
+	var buildLog boundedBuffer
 	for _, svc := range r.rendered.Spec.Services {
 		switch svc.Source.Type {
 		case manifest.SourceImage:
@@ -254,12 +279,71 @@ func (r *run) prepare(ctx context.Context) error {
 			}
 			detail[svc.Name] = res.Reference
 			detail["id:"+svc.Name] = res.ID
+		case manifest.SourceGit:
+			res, err := r.buildSource(ctx, svc, &buildLog)
+			if err != nil {
+				r.progress.Find("prepare").Output = buildLog.String()
+				return err
+			}
+			detail[svc.Name] = res.ImageID
+			detail["id:"+svc.Name] = res.ImageID
+			detail["commit:"+svc.Name] = res.Commit
 		default:
-			return fail("source_unsupported", "service %s: %s sources cannot be prepared by this worker yet", svc.Name, svc.Source.Type)
+			return fail("source_unsupported", "service %s: source type %q is not supported", svc.Name, svc.Source.Type)
 		}
 	}
 	r.progress.Find("prepare").Detail = detail
+	r.progress.Find("prepare").Output = buildLog.String()
 	return r.finish(ctx, "prepare", StepSucceeded, "")
+}
+
+// buildSource checks out and builds one git source.
+func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *boundedBuffer) (*build.BuildResult, error) {
+	if r.p.Builds == nil {
+		return nil, fail("source_unsupported", "service %s: this worker cannot build git sources", svc.Name)
+	}
+	repo := svc.Source.Repository
+	if repo == nil || repo.Self {
+		return nil, fail("source_unsupported", "service %s: repository = \"self\" needs a repository-backed application", svc.Name)
+	}
+	req := build.SourceRequest{
+		URL: repo.URL, Branch: repo.Branch, Commit: repo.Commit,
+		Owner:   build.Owner{Team: r.d.TeamID, App: r.app.ID, Env: r.env.ID},
+		Timeout: r.p.PrepareTimeout,
+		Output:  out,
+	}
+	if b := svc.Source.Build; b != nil {
+		req.Dockerfile, req.Context, req.Args, req.Target = b.Dockerfile, b.Context, b.Args, b.Target
+	}
+	fmt.Fprintf(out, "== building service %s from %s\n", svc.Name, build.RedactURL(repo.URL))
+	res, err := r.p.Builds.PrepareSource(ctx, req)
+	if err != nil {
+		if code := build.ErrorCode(err); code != "" {
+			return nil, fail(code, "service %s: %v", svc.Name, err)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// boundedBuffer keeps the first MaxLogBytes of build output.
+type boundedBuffer struct {
+	strings.Builder
+	truncated bool
+}
+
+// MaxLogBytes bounds the build output kept on a deployment.
+const MaxLogBytes = 1 << 20
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := MaxLogBytes - b.Len(); room < len(p) {
+		if room > 0 {
+			b.Builder.Write(p[:room])
+		}
+		b.truncated = true
+		return len(p), nil
+	}
+	return b.Builder.Write(p)
 }
 
 func (r *run) images() map[string]string {
@@ -277,7 +361,8 @@ func (r *run) images() map[string]string {
 // plan computes what should run, checks it against what runs, and creates
 // the networks, volumes, configs and secrets the services need.
 func (r *run) plan(ctx context.Context) error {
-	if err := r.checkSecrets(); err != nil {
+	secrets, err := r.secretValues(ctx)
+	if err != nil {
 		return err
 	}
 	in := swarm.DesiredInput{
@@ -288,6 +373,7 @@ func (r *run) plan(ctx context.Context) error {
 		EnvShortID:   store.ShortID(r.env.ID),
 		DeploymentID: r.d.ID,
 		Images:       r.images(),
+		Secrets:      secrets,
 		Routed:       routedServices(r.rendered),
 	}
 	if r.p.Routes != nil && len(in.Routed) > 0 {
@@ -333,8 +419,25 @@ func (r *run) plan(ctx context.Context) error {
 	return nil
 }
 
-// checkSecrets refuses manifests that mount secrets this worker has no
-// value for: nothing may start with a missing file.
+// secretValues returns the pinned secrets' values.
+func (r *run) secretValues(ctx context.Context) (map[string]swarm.SecretValue, error) {
+	if r.p.Secrets == nil {
+		return nil, r.checkSecrets()
+	}
+	pinned := map[string]string{}
+	if c := r.progress.Find("capture"); c != nil {
+		for k, v := range c.Detail {
+			if name, ok := strings.CutPrefix(k, "secret:"); ok {
+				pinned[name] = v
+			}
+		}
+	}
+	values, err := r.p.Secrets.Values(ctx, r.d.TeamID, r.env, pinned)
+	return values, asCoded(err)
+}
+
+// checkSecrets refuses manifests that mount secrets when no secret source
+// is configured: nothing may start with a missing file.
 func (r *run) checkSecrets() error {
 	var missing []string
 	seen := map[string]bool{}

@@ -83,7 +83,7 @@ func Validate(m *Manifest, opts ValidateOptions) Errors {
 		// References are checked by the variables engine; where it reports
 		// a path, its error explains the problem better than the value
 		// check that the unrendered reference also failed.
-		refs := ValidateReferences(m)
+		refs := ValidateReferencesFor(m, opts.RepositoryBacked || m.Spec.Manifest != nil)
 		if len(refs) > 0 {
 			seen := make(map[string]bool, len(refs))
 			for _, e := range refs {
@@ -140,14 +140,15 @@ func (v *validator) add(path, code, format string, args ...any) {
 // deferred reports whether a value that accepts references holds one and
 // its checks must wait for rendering. In a rendered manifest a leftover
 // reference is an error.
+//
+// A rendered string is always checked as text: it may legitimately hold
+// ${{, written as $${{ or substituted from a variable's value, and rendering
+// never evaluates substituted text again.
 func (v *validator) deferred(path, s string) bool {
-	if !ContainsReference(s) {
+	if v.opts.Rendered {
 		return false
 	}
-	if v.opts.Rendered {
-		v.add(path, "reference_unrendered", "still holds a ${{ }} reference after rendering")
-	}
-	return true
+	return ContainsReference(s)
 }
 
 // integer returns the concrete value of an integer setting, or false when it

@@ -47,7 +47,7 @@ func (v *validator) environments() {
 			if e.Commit != "" {
 				conflicts = append(conflicts, "commit")
 			}
-			if e.Sync != nil {
+			if syncOn {
 				conflicts = append(conflicts, "sync")
 			}
 			if len(conflicts) > 0 {

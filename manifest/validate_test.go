@@ -538,12 +538,17 @@ func TestValidate_References(t *testing.T) {
 			want: []wantError{{path: "spec.services[0].name", code: "variable_reference_forbidden"}}},
 		{name: "undeclared variable", doc: svcNamed("web", "replicas = \"${{ vars.missing }}\""),
 			want: []wantError{{path: "spec.services[0].replicas", code: "variable_undeclared"}}},
-		{name: "rendered leftovers", opts: manifest.ValidateOptions{Rendered: true},
+		// Rendered strings are text: a substituted value may hold "${{"
+		// and is never evaluated again, so only the field's own rules apply.
+		{name: "rendered strings are checked as text", opts: manifest.ValidateOptions{Rendered: true},
 			doc: svcNamed("web", "command = [\"${{ vars.a }}\"]") + "[spec.services.environment]\nA = \"${{ vars.a }}\"\n[[spec.routes]]\nhostname = \"${{ vars.h }}\"\nservice = \"web\"\nport = 80\n",
 			want: []wantError{
-				{path: "spec.services[0].environment.A", code: "reference_unrendered"},
-				{path: "spec.services[0].command[0]", code: "reference_unrendered"},
-				{path: "spec.routes[0].hostname", code: "reference_unrendered"},
+				{path: "spec.routes[0].hostname", code: "hostname_invalid"},
+			}},
+		{name: "rendered integer reference", opts: manifest.ValidateOptions{Rendered: true},
+			doc: svcNamed("web", "replicas = \"${{ vars.n }}\""),
+			want: []wantError{
+				{path: "spec.services[0].replicas", code: "reference_unrendered"},
 			}},
 		{name: "escaped reference is text", opts: manifest.ValidateOptions{Rendered: true}, doc: svc + "[spec.services.environment]\nA = \"$${{ literal }}\"\n"},
 	})

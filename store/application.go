@@ -65,8 +65,10 @@ func (s *Store) ListApplications(ctx context.Context, teamID string) ([]Applicat
 }
 
 // DeleteApplication marks the application deleted: it disappears from
-// every read at once and its name is free, while the rows stay for the
-// worker that tears down what runs (PurgeApplication removes them).
+// every application read at once and its name is free, while the rows stay
+// for the worker that tears down what runs (PurgeApplication removes them).
+// Its environments and deployments stay readable by id for that worker;
+// handlers load the application first, so they 404.
 func (s *Store) DeleteApplication(ctx context.Context, teamID, id string) error {
 	return s.execOne(ctx, "delete application", `
 		UPDATE applications SET deleted_at = now(), updated_at = now()

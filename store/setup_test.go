@@ -87,3 +87,13 @@ func secret(t *testing.T) (string, []byte) {
 func ptr[T any](v T) *T { return &v }
 
 var hour = time.Hour
+
+// tenancyCovered names team-scoped Store methods whose cross-team behaviour
+// a test outside tenancy_test.go checks. A file adding such methods
+// registers them, next to its own cross-team test:
+//
+//	func init() { tenancyCovered["GetSecret"] = "TestSecret_TeamScoped" }
+//
+// TestStore_TeamScoped fails for any method with a teamID parameter that is
+// neither in its tables nor registered here.
+var tenancyCovered = map[string]string{}

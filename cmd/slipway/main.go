@@ -32,6 +32,7 @@ func newRootCommand() *cobra.Command {
 		newWhoamiCommand(),
 		newServeCommand(),
 		newWorkerCommand(),
+		newDevCommand(),
 		newGatewayCommand(),
 		newMigrateCommand(),
 	)

@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -267,6 +268,10 @@ type Status struct {
 	// tasks failing again and again.
 	Failed bool
 	Reason string
+	// fresh is set for a service Swarm created rather than updated: it has
+	// no update monitor window to confirm that its tasks stay up.
+	fresh      bool
+	runningIDs []string
 }
 
 // updateStates says what each failed update state means.
@@ -322,8 +327,13 @@ func serviceStatus(svc swarm.Service, tasks []swarm.Task) Status {
 			stale++
 			continue
 		}
-		if t.Status.State == swarm.TaskStateRunning {
+		// Swarm reports a task running for a moment when its container
+		// exited with code 0 while starting (as a process does that shuts
+		// down gracefully when Swarm kills it for failing its health
+		// check); such a task has no process any more.
+		if t.Status.State == swarm.TaskStateRunning && t.Status.ContainerStatus != nil && t.Status.ContainerStatus.PID > 0 {
 			st.Running++
+			st.runningIDs = append(st.runningIDs, t.ID)
 		}
 	}
 	if u := svc.UpdateStatus; u != nil {
@@ -346,6 +356,7 @@ func serviceStatus(svc swarm.Service, tasks []swarm.Task) Status {
 		return withTaskErr(st, lastErr)
 	}
 	st.Converged = st.Running == st.Desired && stale == 0
+	st.fresh = svc.UpdateStatus == nil
 	return withTaskErr(st, lastErr)
 }
 
@@ -381,6 +392,7 @@ func (d *Driver) WaitConverged(ctx context.Context, want ServiceSpec, timeout ti
 	name := want.Spec.Name
 	deadline := time.Now().Add(timeout)
 	var last Status
+	var confirmed string
 	for {
 		svc, found, err := d.inspect(ctx, name, want.Spec.Labels[LabelEnv])
 		if err != nil {
@@ -394,7 +406,16 @@ func (d *Driver) WaitConverged(ctx context.Context, want ServiceSpec, timeout ti
 			return err
 		}
 		if last.Converged {
-			return nil
+			// A created service converges when the same tasks run at two
+			// polls in a row, standing in for the monitor window Swarm
+			// applies to updates.
+			ids := strings.Join(last.runningIDs, ",")
+			if !last.fresh || ids == confirmed {
+				return nil
+			}
+			confirmed = ids
+		} else {
+			confirmed = ""
 		}
 		if last.Failed {
 			return &Error{Code: CodeRolloutFailed, Object: "service " + want.Service, Message: last.Reason}

@@ -19,7 +19,8 @@ func TestServiceStatus(t *testing.T) {
 	}
 	oldSpec := swarm.TaskSpec{ContainerSpec: &swarm.ContainerSpec{Image: "web:1"}}
 	task := func(ts swarm.TaskSpec, state swarm.TaskState, desired swarm.TaskState, errMsg string) swarm.Task {
-		return swarm.Task{Spec: ts, DesiredState: desired, Status: swarm.TaskStatus{State: state, Err: errMsg, Timestamp: time.Now()}}
+		return swarm.Task{Spec: ts, DesiredState: desired, Status: swarm.TaskStatus{State: state, Err: errMsg, Timestamp: time.Now(),
+			ContainerStatus: &swarm.ContainerStatus{PID: 42}}}
 	}
 	running := func(ts swarm.TaskSpec) swarm.Task {
 		return task(ts, swarm.TaskStateRunning, swarm.TaskStateRunning, "")
@@ -33,6 +34,11 @@ func TestServiceStatus(t *testing.T) {
 		reason    string
 	}{
 		{name: "all current replicas running", tasks: []swarm.Task{running(spec.TaskTemplate), running(spec.TaskTemplate)}, converged: true},
+		{name: "a running task without a process is not running", tasks: []swarm.Task{running(spec.TaskTemplate), func() swarm.Task {
+			t := running(spec.TaskTemplate)
+			t.Status.ContainerStatus.PID = 0
+			return t
+		}()}},
 		{name: "one still starting", tasks: []swarm.Task{running(spec.TaskTemplate), task(spec.TaskTemplate, swarm.TaskStateStarting, swarm.TaskStateRunning, "")}},
 		{name: "an old task still running", tasks: []swarm.Task{running(spec.TaskTemplate), running(spec.TaskTemplate), running(oldSpec)}},
 		{name: "update in progress", update: &swarm.UpdateStatus{State: swarm.UpdateStateUpdating}, tasks: []swarm.Task{running(spec.TaskTemplate), running(spec.TaskTemplate)}},

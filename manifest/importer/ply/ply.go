@@ -446,6 +446,11 @@ func (t *translator) composition(members []*convert.Obj) {
 		if !hasName {
 			plyName = defaultName(run)
 		}
+		if _, dup := t.memberNames[plyName]; dup {
+			o.Error("name", "member name %q is used twice; this member was not carried over", plyName)
+			o.Skip(o.Keys()...)
+			continue
+		}
 		native := t.names.Claim(plyName)
 		if native != plyName {
 			o.Warn("name", "member name %q becomes the service %q", plyName, native)

@@ -403,14 +403,16 @@ func (t *translator) expr(at, s string) (string, bool) {
 		switch {
 		case !seen:
 			if hasDef {
+				def = convert.EscapeRefs(def)
 				t.defaults[name] = &def
 			} else {
 				t.defaults[name] = nil
 				t.d.Warn(at, "project value %s has no default; it becomes the variable %s with an empty default: set its value for each environment in [spec.environments.<env>.variables]", name, name)
 			}
-		case hasDef && prev != nil && *prev != def:
+		case hasDef && prev != nil && *prev != convert.EscapeRefs(def):
 			t.d.Error(at, "project value %s has two different inline defaults", name)
 		case hasDef && prev == nil:
+			def = convert.EscapeRefs(def)
 			t.defaults[name] = &def
 		}
 		b.WriteString("${{ vars." + name + " }}")
@@ -425,7 +427,8 @@ func (t *translator) route(service, name string, r *convert.Obj, ports map[strin
 		r.Skip(r.Keys()...)
 		return
 	}
-	if _, err := convert.CheckHostname(host, false); err != nil || host == "" {
+	host, err := convert.CheckHostname(host, false)
+	if err != nil || host == "" {
 		r.Error("domain", "a route needs a hostname: %v", err)
 		r.Skip(r.Keys()...)
 		return
@@ -463,7 +466,8 @@ func (t *translator) route(service, name string, r *convert.Obj, ports map[strin
 		if !ok {
 			continue
 		}
-		if _, err := convert.CheckHostname(ah, false); err != nil || ah == host {
+		ah, err := convert.CheckHostname(ah, false)
+		if err != nil || ah == host {
 			t.d.Error(at, "an alias needs a hostname other than the route's domain")
 			continue
 		}

@@ -1,0 +1,14 @@
+// Command gateway benchmarks the Slipway gateway against nginx as a plain
+// reverse proxy and against the backend alone, with wrk, and prints req/s,
+// p99 latency and the ratios gateway/nginx and gateway/direct. Numbers are
+// printed, never asserted.
+//
+//	go run ./bench/gateway            # 64 connections, 20 s per target
+//	go run ./bench/gateway -short     # ~3 s per target
+//
+// The backend and the gateway run as separate processes (this binary
+// re-executed with SLIPWAY_BENCH_ROLE), so none of the three shares a Go
+// runtime with another. It runs wrk and nginx as external programs, which
+// only benchmarks may do; it imports runtime/ingress and nothing of the
+// control plane.
+package main

@@ -1,0 +1,352 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime/pprof"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress"
+)
+
+const (
+	roleEnv   = "SLIPWAY_BENCH_ROLE"
+	portEnv   = "SLIPWAY_BENCH_PORT"
+	targetEnv = "SLIPWAY_BENCH_BACKEND_PORT"
+	benchHost = "bench.example.com"
+)
+
+func main() {
+	if role := os.Getenv(roleEnv); role != "" {
+		if err := runRole(role); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	short := flag.Bool("short", false, "run each target for about 3 s")
+	duration := flag.Duration("duration", 20*time.Second, "wrk duration per target")
+	conns := flag.Int("connections", 64, "wrk connections")
+	flag.Parse()
+	if *short {
+		*duration = 3 * time.Second
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Out: os.Stdout}); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// Options for one comparison.
+type Options struct {
+	Duration    time.Duration
+	Connections int
+	Out         io.Writer
+}
+
+// Result is what wrk measured for one target.
+type Result struct {
+	Name     string
+	ReqPerS  float64
+	P99      time.Duration
+	Non2xx   int
+	ErrCount int
+}
+
+// Run starts the backend, the gateway and nginx, measures each with wrk and
+// prints the results.
+func Run(ctx context.Context, o Options) ([]Result, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	for _, bin := range []string{"wrk", "nginx"} {
+		if _, err := lookPath(bin); err != nil {
+			return nil, fmt.Errorf("%s is required (Debian package %s): %w", bin, bin, err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "gwbench")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	backendPort, gatewayPort, nginxPort := freePort(), freePort(), freePort()
+	backend, err := startProcess(ctx, self, nil, roleEnv+"=backend", fmt.Sprintf("%s=%d", portEnv, backendPort))
+	if err != nil {
+		return nil, err
+	}
+	defer stopProcess(backend)
+	gateway, err := startProcess(ctx, self, nil, roleEnv+"=gateway", fmt.Sprintf("%s=%d", portEnv, gatewayPort), fmt.Sprintf("%s=%d", targetEnv, backendPort))
+	if err != nil {
+		return nil, err
+	}
+	defer stopProcess(gateway)
+	nginxBin, _ := lookPath("nginx")
+	conf := filepath.Join(tmp, "nginx.conf")
+	if err := os.WriteFile(conf, []byte(nginxConf(nginxPort, backendPort, o.Connections)), 0o644); err != nil {
+		return nil, err
+	}
+	nginx, err := startProcess(ctx, nginxBin, []string{"-p", tmp, "-c", conf, "-e", filepath.Join(tmp, "error.log"), "-g", "daemon off;"})
+	if err != nil {
+		return nil, err
+	}
+	defer stopProcess(nginx)
+
+	targets := []struct{ name, addr string }{
+		{"backend (direct)", fmt.Sprintf("127.0.0.1:%d", backendPort)},
+		{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxPort)},
+		{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayPort)},
+	}
+	for _, t := range targets {
+		if err := waitReady(ctx, t.addr); err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", t.name, t.addr, err)
+		}
+	}
+	var results []Result
+	for _, t := range targets {
+		// A short warm-up fills connection pools on both sides.
+		if _, err := runWrk(ctx, t.addr, o.Connections, time.Second); err != nil {
+			return nil, fmt.Errorf("%s warm-up: %w", t.name, err)
+		}
+		r, err := runWrk(ctx, t.addr, o.Connections, o.Duration)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name, err)
+		}
+		r.Name = t.name
+		results = append(results, r)
+	}
+	fmt.Fprintf(o.Out, "wrk: %d connections, %s per target, one backend on loopback\n", o.Connections, o.Duration)
+	fmt.Fprintf(o.Out, "%-18s %12s %10s %8s\n", "target", "req/s", "p99", "errors")
+	for _, r := range results {
+		fmt.Fprintf(o.Out, "%-18s %12.0f %10s %8d\n", r.Name, r.ReqPerS, r.P99, r.Non2xx+r.ErrCount)
+	}
+	direct, ng, gw := results[0], results[1], results[2]
+	fmt.Fprintf(o.Out, "throughput gateway/nginx %.2f (target >= 0.90), gateway/direct %.2f\n", gw.ReqPerS/ng.ReqPerS, gw.ReqPerS/direct.ReqPerS)
+	fmt.Fprintf(o.Out, "p99        gateway/nginx %.2f (target <= 1.25), gateway/direct %.2f\n", float64(gw.P99)/float64(ng.P99), float64(gw.P99)/float64(direct.P99))
+	return results, nil
+}
+
+func nginxConf(port, backendPort, conns int) string {
+	return fmt.Sprintf(`worker_processes auto;
+pid nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path body;
+  proxy_temp_path proxy;
+  fastcgi_temp_path fastcgi;
+  uwsgi_temp_path uwsgi;
+  scgi_temp_path scgi;
+  upstream backend {
+    server 127.0.0.1:%d;
+    keepalive %d;
+  }
+  server {
+    listen 127.0.0.1:%d;
+    location / {
+      proxy_pass http://backend;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header X-Forwarded-Host $host;
+    }
+  }
+}
+`, backendPort, conns*2, port)
+}
+
+var (
+	reqPerS = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	p99     = regexp.MustCompile(`\n\s+99%\s+([0-9.]+)(us|ms|s)`)
+	non2xx  = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
+	sockErr = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+)
+
+func runWrk(ctx context.Context, addr string, conns int, d time.Duration) (Result, error) {
+	wrk, _ := lookPath("wrk")
+	cmd := exec.CommandContext(ctx, wrk, "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", max(1, int(d.Seconds()))), "--latency", "-H", "Host: "+benchHost, "http://"+addr+"/")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return Result{}, fmt.Errorf("wrk: %w: %s", err, out)
+	}
+	s := string(out)
+	var r Result
+	m := reqPerS.FindStringSubmatch(s)
+	if m == nil {
+		return Result{}, fmt.Errorf("wrk output without Requests/sec: %s", s)
+	}
+	r.ReqPerS, _ = strconv.ParseFloat(m[1], 64)
+	if m := p99.FindStringSubmatch(s); m != nil {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		unit := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second}[m[2]]
+		r.P99 = time.Duration(v * float64(unit))
+	}
+	if m := non2xx.FindStringSubmatch(s); m != nil {
+		r.Non2xx, _ = strconv.Atoi(m[1])
+	}
+	if m := sockErr.FindStringSubmatch(s); m != nil {
+		for _, x := range m[1:] {
+			n, _ := strconv.Atoi(x)
+			r.ErrCount += n
+		}
+	}
+	return r, nil
+}
+
+func lookPath(name string) (string, error) {
+	for _, dir := range []string{"/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
+}
+
+func startProcess(ctx context.Context, bin string, args []string, env ...string) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	return cmd, nil
+}
+
+func stopProcess(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+func waitReady(ctx context.Context, addr string) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
+		req.Host = benchHost
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			err = errors.New(resp.Status)
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func freePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func runRole(role string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	port := os.Getenv(portEnv)
+	switch role {
+	case "backend":
+		body := []byte("hello from the backend\n")
+		srv := &http.Server{Addr: "127.0.0.1:" + port, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write(body)
+		})}
+		go func() { <-ctx.Done(); srv.Close() }()
+		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case "gateway":
+		if path := os.Getenv("SLIPWAY_BENCH_CPUPROFILE"); path != "" {
+			// For tuning: go tool pprof the gateway's own CPU time.
+			f, err := os.Create(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+		return runGateway(ctx, port, os.Getenv(targetEnv))
+	}
+	return fmt.Errorf("unknown %s %q", roleEnv, role)
+}
+
+// loopback resolves the benchmark's one service name to 127.0.0.1, as
+// Docker's DNS would resolve it to the task address.
+type loopback struct{}
+
+func (loopback) LookupHost(context.Context, string) ([]string, error) {
+	return []string{"127.0.0.1"}, nil
+}
+
+// runGateway runs the real gateway (ingress.Run) fed by a real Publisher
+// over a unix socket, as in production.
+func runGateway(ctx context.Context, port, backendPort string) error {
+	dir, err := os.MkdirTemp("", "gwbench-gw")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bp, err := strconv.Atoi(backendPort)
+	if err != nil {
+		return fmt.Errorf("%s: %w", targetEnv, err)
+	}
+	pub := ingress.NewPublisher()
+	if err := pub.Publish(ingress.Table{Version: 1, Routes: []ingress.Route{{
+		Hostname: benchHost, Visibility: ingress.VisibilityPublic,
+		Backend: &ingress.Backend{Service: "backend", Port: bp},
+	}}}); err != nil {
+		return err
+	}
+	sock := filepath.Join(dir, "cp.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(ingress.RoutesPath, pub)
+	go http.Serve(ln, mux)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return ingress.Run(ctx, ingress.Config{
+		HTTPAddr: "127.0.0.1:" + port,
+		Source:   ingress.Source{SocketPath: sock},
+		DataDir:  filepath.Join(dir, "data"),
+		Log:      log,
+		Resolver: loopback{},
+	})
+}

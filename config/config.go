@@ -1,0 +1,126 @@
+package config
+
+// DefaultPath is where serve, worker and dev look for the file when neither
+// --config nor SLIPWAY_CONFIG names one; a missing file there is fine.
+const DefaultPath = "/etc/slipway/slipway.toml"
+
+// EnvConfigPath names the configuration file like --config does.
+const EnvConfigPath = "SLIPWAY_CONFIG"
+
+// Config is the whole daemon configuration. Every field carries its TOML key
+// (`toml`), its description (`doc`), optional older environment variable
+// names that still work (`env`, comma-separated) and whether its value must
+// never be printed (`secret`). Defaults live in Default, nowhere else.
+type Config struct {
+	DatabaseURL   string `toml:"database_url" env:"DATABASE_URL" secret:"true" doc:"Postgres connection URL (postgres://user:password@host:5432/db) or keyword/value string. Required by serve, worker and migrate; slipway dev starts a private Postgres when it is empty."`
+	Listen        string `toml:"listen" doc:"Address (host:port) the dashboard, API and webhooks listen on."`
+	PublicURL     string `toml:"public_url" doc:"Base URL people and GitHub reach the dashboard at, such as https://slipway.example.com. Used in links, PR comments and webhook URLs; empty means http://<listen>."`
+	SecretKeyFile string `toml:"secret_key_file" doc:"File holding the 32-byte key (hex or base64) that encrypts stored secrets. Keep it out of backups of the database."`
+	SecretKey     string `toml:"secret_key" secret:"true" doc:"The secret key itself, for setups that cannot mount a file; prefer secret_key_file. Setting both is an error."`
+	DataDir       string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket and, in dev, the private Postgres."`
+	LogLevel      string `toml:"log_level" doc:"Minimum log level: debug, info, warn or error."`
+	SecureCookies bool   `toml:"secure_cookies" doc:"Mark session cookies Secure even when listening on plain HTTP, for a TLS-terminating proxy in front."`
+
+	Reconciliation Reconciliation `toml:"reconciliation" doc:"How long deployments may take and how often running environments are compared with what they should run."`
+	Previews       Previews       `toml:"previews" doc:"Bounds on every preview environment; environments are never bounded."`
+	Ingress        Ingress        `toml:"ingress" doc:"The managed ingress gateway (the slipway-gateway container)."`
+	GitHub         GitHub         `toml:"github" doc:"The GitHub App that deploys on push and runs pull-request previews. Empty app_id turns GitHub off."`
+	Metrics        Metrics        `toml:"metrics" doc:"The Prometheus endpoint /metrics. Without a token it answers 404: metrics are off."`
+	Telemetry      Telemetry      `toml:"telemetry" doc:"OpenTelemetry traces of deployments."`
+	Worker         Worker         `toml:"worker" doc:"Background workers (River)."`
+	Images         Images         `toml:"images" doc:"Container images of deployed services."`
+}
+
+// Reconciliation holds the spec's reconciliation.* settings.
+type Reconciliation struct {
+	ConvergenceTimeoutSeconds int `toml:"convergence_timeout_seconds" doc:"Seconds each service of a deployment (and each dependency in turn) gets to run every replica and pass its health check before the deployment fails."`
+	PrepareTimeoutSeconds     int `toml:"prepare_timeout_seconds" doc:"Seconds a deployment may spend preparing: pulling images, checking out and building git sources."`
+	ScanIntervalSeconds       int `toml:"scan_interval_seconds" doc:"Seconds between full scans that compare what runs on Swarm with each environment's deployment and repair drift."`
+}
+
+// Previews holds the daemon's [previews] limits.
+type Previews struct {
+	MaxPerApplication  int   `toml:"max_per_application" doc:"Previews one application may have; creating one more fails with preview_limit_reached. 0 disables previews."`
+	MaxTotal           int   `toml:"max_total" doc:"Previews across all applications; creating one more fails with preview_limit_reached."`
+	DefaultCPUMillis   int   `toml:"default_cpu_millis" doc:"CPU limit in millicores given to a preview service that sets none (a warning, never an error)."`
+	DefaultMemoryBytes int64 `toml:"default_memory_bytes" doc:"Memory limit in bytes given to a preview service that sets none (a warning, never an error)."`
+	MaxReplicas        int   `toml:"max_replicas" doc:"Replicas a preview service may run; more are capped to this with a warning."`
+}
+
+// Ingress holds the gateway's listeners and image.
+type Ingress struct {
+	Enabled     bool   `toml:"enabled" doc:"Expose routes through the gateway. Routes are still accepted and deployed while it is off, but not served."`
+	HTTPPort    int    `toml:"http_port" env:"SLIPWAY_GATEWAY_HTTP_PORT" doc:"Host port the gateway publishes for HTTP (ACME challenges and redirects to HTTPS)."`
+	HTTPSPort   int    `toml:"https_port" env:"SLIPWAY_GATEWAY_HTTPS_PORT" doc:"Host port the gateway publishes for HTTPS; 0 disables HTTPS."`
+	PrivateAddr string `toml:"private_addr" env:"SLIPWAY_GATEWAY_PRIVATE_ADDR" doc:"Host ip:port of the listener for private routes, such as a tailnet interface address; empty disables private routes."`
+	Image       string `toml:"image" env:"SLIPWAY_GATEWAY_IMAGE" doc:"Image reference of the gateway container in production; empty in slipway dev, which builds its own."`
+	ACME        ACME   `toml:"acme" doc:"Certificates for public hostnames."`
+}
+
+// ACME holds the gateway's certificate settings.
+type ACME struct {
+	Directory string `toml:"directory" env:"SLIPWAY_ACME_DIRECTORY" doc:"ACME directory URL, such as https://acme-v02.api.letsencrypt.org/directory; empty disables ACME and serves the internal CA's certificates."`
+	Email     string `toml:"email" env:"SLIPWAY_ACME_EMAIL" doc:"Contact address given to the ACME CA for expiry notices."`
+	CARoot    string `toml:"ca_root" env:"SLIPWAY_ACME_CA_ROOT" doc:"PEM file of the ACME server's root, for a private ACME CA."`
+	CertDir   string `toml:"cert_dir" env:"SLIPWAY_GATEWAY_CERT_DIR" doc:"Directory of operator certificates (NAME.crt and NAME.key pairs), preferred over ACME for the names they cover."`
+}
+
+// GitHub holds the GitHub App's identity and keys.
+type GitHub struct {
+	APIURL            string `toml:"api_url" doc:"GitHub REST API base URL; https://<host>/api/v3 for GitHub Enterprise Server."`
+	AppID             int64  `toml:"app_id" doc:"The GitHub App's numeric id; 0 turns the GitHub integration off."`
+	AppSlug           string `toml:"app_slug" doc:"The App's URL name (github.com/apps/<slug>), used for the install link."`
+	PrivateKeyFile    string `toml:"private_key_file" doc:"PEM file of the App's private key, which signs its JWTs."`
+	WebhookSecretFile string `toml:"webhook_secret_file" doc:"File holding the webhook secret that X-Hub-Signature-256 is checked against."`
+}
+
+// Metrics holds the /metrics bearer token.
+type Metrics struct {
+	TokenFile string `toml:"token_file" doc:"File holding the bearer token Prometheus sends (Authorization: Bearer <token>). Setting both token_file and token is an error."`
+	Token     string `toml:"token" secret:"true" doc:"The bearer token itself; prefer token_file."`
+}
+
+// Telemetry holds the OTLP exporter settings.
+type Telemetry struct {
+	OTLPEndpoint string `toml:"otlp_endpoint" doc:"OTLP/HTTP endpoint traces are exported to, such as http://collector:4318; empty exports nothing."`
+}
+
+// Worker holds River worker settings.
+type Worker struct {
+	DeployConcurrency int `toml:"deploy_concurrency" doc:"Deployments one worker process runs at once (one per environment at a time regardless)."`
+}
+
+// Images holds settings about service images.
+type Images struct {
+	Pull bool `toml:"pull" doc:"Pull service images from their registry when deploying; off uses only images already on the nodes."`
+}
+
+// Default is the configuration with nothing set: the single source of every
+// default value, read by decoding, the default file and the documentation.
+func Default() Config {
+	return Config{
+		Listen:   "127.0.0.1:8080",
+		DataDir:  "/var/lib/slipway",
+		LogLevel: "info",
+		Reconciliation: Reconciliation{
+			ConvergenceTimeoutSeconds: 120,
+			PrepareTimeoutSeconds:     300,
+			ScanIntervalSeconds:       60,
+		},
+		Previews: Previews{
+			MaxPerApplication:  10,
+			MaxTotal:           100,
+			DefaultCPUMillis:   500,
+			DefaultMemoryBytes: 512 << 20,
+			MaxReplicas:        2,
+		},
+		Ingress: Ingress{
+			Enabled:   true,
+			HTTPPort:  80,
+			HTTPSPort: 443,
+		},
+		GitHub:  GitHub{APIURL: "https://api.github.com"},
+		Worker:  Worker{DeployConcurrency: 4},
+		Images:  Images{Pull: true},
+	}
+}
