@@ -28,7 +28,11 @@ func (h *handler) loginCreate(c *fiber.Ctx) error {
 	case len(pw) > auth.MaxPasswordBytes:
 		return fail(http.StatusUnprocessableEntity, "password", "password must be at most 128 bytes")
 	}
-	if !h.limiter.Allow(c.IP() + "\x00" + strings.ToLower(form.Email)) {
+	allowed, err := h.limiter.Allow(ctx, c.IP()+"\x00"+strings.ToLower(form.Email))
+	if err != nil {
+		return err
+	}
+	if !allowed {
 		h.log.WarnContext(ctx, "login rate limited", "ip", c.IP())
 		c.Set(fiber.HeaderRetryAfter, "60")
 		return fail(http.StatusTooManyRequests, "", "Too many login attempts for this address. Wait a minute and try again.")

@@ -1,13 +1,16 @@
 package app
 
 import (
+	"context"
 	"sync"
 	"time"
 )
 
-// Limiter decides whether another login attempt for key may proceed.
+// Limiter decides whether another login attempt for key may proceed. It
+// takes a context and returns an error so a shared, database-backed
+// limiter can implement it.
 type Limiter interface {
-	Allow(key string) bool
+	Allow(ctx context.Context, key string) (bool, error)
 }
 
 // memoryLimiter is a token bucket per key, in this process's memory.
@@ -33,7 +36,7 @@ func NewMemoryLimiter(burst int, refill time.Duration, now func() time.Time) Lim
 	return &memoryLimiter{burst: float64(burst), refill: refill, now: now, buckets: map[string]*bucket{}}
 }
 
-func (l *memoryLimiter) Allow(key string) bool {
+func (l *memoryLimiter) Allow(_ context.Context, key string) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -48,10 +51,10 @@ func (l *memoryLimiter) Allow(key string) bool {
 	b.tokens = min(l.burst, b.tokens+float64(now.Sub(b.at))/float64(l.refill))
 	b.at = now
 	if b.tokens < 1 {
-		return false
+		return false, nil
 	}
 	b.tokens--
-	return true
+	return true, nil
 }
 
 // prune drops full buckets so memory stays bounded under a spray of keys.

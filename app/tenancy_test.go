@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -59,7 +60,6 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	// What must never appear in a response to team A.
 	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID}
 
-	param := regexp.MustCompile(`:([A-Za-z0-9_]+)[?+*]?`)
 	walked := 0
 	for _, rt := range b.app.GetRoutes(true) {
 		if rt.Method == http.MethodHead || rt.Method == http.MethodOptions || strings.HasPrefix(rt.Path, "/static") {
@@ -71,17 +71,9 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		if _, ok := bySecret[rt.Path]; ok {
 			continue
 		}
-		var missing string
-		path := param.ReplaceAllStringFunc(rt.Path, func(m string) string {
-			name := param.FindStringSubmatch(m)[1]
-			v, ok := fillers[name]
-			if !ok {
-				missing = name
-			}
-			return v
-		})
-		if missing != "" {
-			t.Fatalf("route %s %s has parameter :%s that the tenancy walker cannot fill; add a team-B object for it to fillers", rt.Method, rt.Path, missing)
+		path, err := fillPath(rt.Path, fillers)
+		if err != nil {
+			t.Fatalf("route %s %s: %v", rt.Method, rt.Path, err)
 		}
 		hasParams := path != rt.Path
 		walked++
@@ -137,5 +129,37 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	}
 	if _, err := b.store.GetMember(ctx, bob.team.ID, a.user.ID); err == nil {
 		t.Error("alice joined team B")
+	}
+}
+
+var routeParam = regexp.MustCompile(`:([A-Za-z0-9_]+)[?+*]?`)
+
+// fillPath substitutes each :param of a route with its filler, and fails
+// for a parameter it has none for, so a new kind of route cannot slip past
+// the tenancy walk.
+func fillPath(route string, fillers map[string]string) (string, error) {
+	var missing string
+	path := routeParam.ReplaceAllStringFunc(route, func(m string) string {
+		name := routeParam.FindStringSubmatch(m)[1]
+		v, ok := fillers[name]
+		if !ok && missing == "" {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return "", fmt.Errorf("parameter :%s has no team-B object to aim at; add one to fillers in TestTenancy_EveryRoute", missing)
+	}
+	return path, nil
+}
+
+func TestFillPath(t *testing.T) {
+	t.Parallel()
+	fillers := map[string]string{"app": "app_b", "token": "tok_b"}
+	if got, err := fillPath("/api/v1/applications/:app/tokens/:token", fillers); err != nil || got != "/api/v1/applications/app_b/tokens/tok_b" {
+		t.Fatalf("fillPath = %q, %v", got, err)
+	}
+	if _, err := fillPath("/applications/:app/widgets/:widget", fillers); err == nil || !strings.Contains(err.Error(), ":widget") {
+		t.Fatalf("unknown parameter not refused: %v", err)
 	}
 }

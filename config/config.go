@@ -15,8 +15,8 @@ type Config struct {
 	DatabaseURL   string `toml:"database_url" env:"DATABASE_URL" secret:"true" doc:"Postgres connection URL (postgres://user:password@host:5432/db) or keyword/value string. Required by serve, worker and migrate; slipway dev starts a private Postgres when it is empty."`
 	Listen        string `toml:"listen" doc:"Address (host:port) the dashboard, API and webhooks listen on."`
 	PublicURL     string `toml:"public_url" doc:"Base URL people and GitHub reach the dashboard at, such as https://slipway.example.com. Used in links, PR comments and webhook URLs; empty means http://<listen>."`
-	SecretKeyFile string `toml:"secret_key_file" doc:"File holding the 32-byte key (hex or base64) that encrypts stored secrets. Keep it out of backups of the database."`
-	SecretKey     string `toml:"secret_key" secret:"true" doc:"The secret key itself, for setups that cannot mount a file; prefer secret_key_file. Setting both is an error."`
+	SecretKeyFile string `toml:"secret_key_file" doc:"File holding the key-encryption key of stored secrets: 32 raw bytes, or one key per line as 64 hex digits or base64 (the first encrypts, the others only decrypt, for rotation). Keep it out of database backups."`
+	SecretKey     string `toml:"secret_key" secret:"true" doc:"The key text itself, for setups that cannot mount a file; secret_key_file wins when both are set."`
 	DataDir       string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket and, in dev, the private Postgres."`
 	LogLevel      string `toml:"log_level" doc:"Minimum log level: debug, info, warn or error."`
 	SecureCookies bool   `toml:"secure_cookies" doc:"Mark session cookies Secure even when listening on plain HTTP, for a TLS-terminating proxy in front."`
@@ -24,7 +24,7 @@ type Config struct {
 	Reconciliation Reconciliation `toml:"reconciliation" doc:"How long deployments may take and how often running environments are compared with what they should run."`
 	Previews       Previews       `toml:"previews" doc:"Bounds on every preview environment; environments are never bounded."`
 	Ingress        Ingress        `toml:"ingress" doc:"The managed ingress gateway (the slipway-gateway container)."`
-	GitHub         GitHub         `toml:"github" doc:"The GitHub App that deploys on push and runs pull-request previews. Empty app_id turns GitHub off."`
+	GitHub         GitHub         `toml:"github" doc:"The GitHub App that deploys on push and runs pull-request previews. app_id 0 (the default) turns GitHub off."`
 	Metrics        Metrics        `toml:"metrics" doc:"The Prometheus endpoint /metrics. Without a token it answers 404: metrics are off."`
 	Telemetry      Telemetry      `toml:"telemetry" doc:"OpenTelemetry traces of deployments."`
 	Worker         Worker         `toml:"worker" doc:"Background workers (River)."`
@@ -119,8 +119,8 @@ func Default() Config {
 			HTTPPort:  80,
 			HTTPSPort: 443,
 		},
-		GitHub:  GitHub{APIURL: "https://api.github.com"},
-		Worker:  Worker{DeployConcurrency: 4},
-		Images:  Images{Pull: true},
+		GitHub: GitHub{APIURL: "https://api.github.com"},
+		Worker: Worker{DeployConcurrency: 4},
+		Images: Images{Pull: true},
 	}
 }

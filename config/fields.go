@@ -138,3 +138,34 @@ func (f field) tomlValue(c *Config) string {
 		return strconv.FormatInt(v.Int(), 10)
 	}
 }
+
+// EnvVar is one environment variable Load reads.
+type EnvVar struct {
+	Name  string // SLIPWAY_INGRESS_HTTP_PORT
+	Key   string // ingress.http_port
+	Alias bool   // an older name kept working beside the canonical one
+}
+
+// EnvVars lists every variable Load reads (besides SLIPWAY_CONFIG), in key
+// order, each key's canonical name first.
+func EnvVars() []EnvVar {
+	var out []EnvVar
+	for _, f := range fields() {
+		out = append(out, EnvVar{Name: f.Env, Key: f.Key})
+		for _, a := range f.Aliases {
+			out = append(out, EnvVar{Name: a, Key: f.Key, Alias: true})
+		}
+	}
+	return out
+}
+
+// Redacted is c with every secret value that is set replaced by
+// "(secret)", for printing.
+func (c Config) Redacted() Config {
+	for _, f := range fields() {
+		if v := f.value(&c); f.Secret && v.String() != "" {
+			v.SetString("(secret)")
+		}
+	}
+	return c
+}

@@ -194,16 +194,52 @@ func withArticle(noun string) string {
 	return "a " + noun
 }
 
-// suggest names a known key with the same last part, for a key put in the
-// wrong table (http_port at the top level instead of under [ingress]).
+// suggest names the known key the user probably meant: one with the same
+// last part in another table (http_port at the top level instead of under
+// [ingress]), or one a typo or two away (emial, previewz).
 func suggest(key string) string {
 	last := key[strings.LastIndex(key, ".")+1:]
-	for _, f := range fields() {
-		if f.Key != key && (f.Key == last || strings.HasSuffix(f.Key, "."+last)) {
-			return "; did you mean " + f.Key + "?"
+	best, bestDist := "", 3
+	for _, s := range sections() {
+		if s.Key != "" && !strings.HasPrefix(key, s.Key+".") {
+			if d := editDistance(key, s.Key); d < bestDist {
+				best, bestDist = s.Key, d
+			}
+		}
+		for _, f := range s.Fields {
+			if f.Key != key && (f.Key == last || strings.HasSuffix(f.Key, "."+last)) {
+				return "; did you mean " + f.Key + "?"
+			}
+			if d := editDistance(key, f.Key); d < bestDist {
+				best, bestDist = f.Key, d
+			}
 		}
 	}
-	return ""
+	if best == "" {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between two short keys.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // keyPositions maps every dotted key in a syntactically valid document to

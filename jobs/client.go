@@ -35,6 +35,9 @@ type Config struct {
 type Deps struct {
 	Store  *store.Store
 	Logger *slog.Logger
+	// Pipeline advances deployments; nil in insert-only processes (serve),
+	// which register the kinds without working them.
+	Pipeline *Pipeline
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -62,6 +65,8 @@ func Register(workers *river.Workers, deps Deps) error {
 	}
 	return errors.Join(
 		river.AddWorkerSafely(workers, &SessionCleanupWorker{deps: deps}),
+		river.AddWorkerSafely(workers, &DeployWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
 	)
 }
 
@@ -72,6 +77,9 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(sessionCleanupInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{}, nil },
 			&river.PeriodicJobOpts{ID: SessionCleanupArgs{}.Kind(), RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(ResumeInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return DeploymentResumeArgs{}, nil },
+			&river.PeriodicJobOpts{ID: DeploymentResumeArgs{}.Kind(), RunOnStart: true}),
 	}
 }
 
@@ -90,7 +98,10 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, cfg Config) (*Client,
 	if cfg.Work {
 		rc.Queues = cfg.Queues
 		if len(rc.Queues) == 0 {
-			rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
+			rc.Queues = map[string]river.QueueConfig{
+				river.QueueDefault: {MaxWorkers: 10},
+				QueueDeploy:        {MaxWorkers: 4},
+			}
 		}
 		rc.PeriodicJobs = periodicJobs()
 	}

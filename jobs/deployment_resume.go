@@ -23,20 +23,25 @@ const ResumeInterval = 10 * time.Second
 // DeploymentResumeWorker runs DeploymentResumeArgs.
 type DeploymentResumeWorker struct {
 	river.WorkerDefaults[DeploymentResumeArgs]
-	Store   *store.Store
+	Store *store.Store
+	// Enqueue inserts in tx's transaction; nil uses the working client.
 	Enqueue func(ctx context.Context, tx *store.Store, args river.JobArgs) error
 }
 
 // Work queues every orphaned deployment once; the deployment's steps make
 // the new job carry on where the dead worker stopped.
 func (w *DeploymentResumeWorker) Work(ctx context.Context, _ *river.Job[DeploymentResumeArgs]) error {
+	enqueue := w.Enqueue
+	if enqueue == nil {
+		enqueue = InsertFromWorker
+	}
 	return w.Store.WithTx(ctx, func(tx *store.Store) error {
 		refs, err := tx.ListOrphanedDeployments(ctx)
 		if err != nil {
 			return err
 		}
 		for _, ref := range refs {
-			if err := w.Enqueue(ctx, tx, DeployArgs{TeamID: ref.TeamID, DeploymentID: ref.ID, Resume: ref.Resumes}); err != nil {
+			if err := enqueue(ctx, tx, DeployArgs{TeamID: ref.TeamID, DeploymentID: ref.ID, Resume: ref.Resumes}); err != nil {
 				return err
 			}
 		}

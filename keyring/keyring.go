@@ -93,6 +93,21 @@ func New(current *Key, old ...*Key) *Keyring {
 	return kr
 }
 
+// Merge returns a keyring sealing with primary's current key and opening
+// with every key of primary and others: rotation to a new key file while
+// the configured keys still open what they sealed.
+func Merge(primary *Keyring, others ...*Keyring) *Keyring {
+	kr := New(primary.current)
+	for _, src := range append([]*Keyring{primary}, others...) {
+		for id, k := range src.byID {
+			if _, dup := kr.byID[id]; !dup {
+				kr.byID[id] = k
+			}
+		}
+	}
+	return kr
+}
+
 // CurrentID is the id of the key new values are sealed with.
 func (kr *Keyring) CurrentID() string { return kr.current.id }
 
@@ -233,9 +248,10 @@ func Parse(b []byte) (*Keyring, error) {
 	return New(keys[0], keys[1:]...), nil
 }
 
-// isKeyText tells 32 bytes that are a key's text (a 32-character base64 or
-// hex line is too short to be one, so only raw keys are ambiguous with a
-// text that happens to be printable; treat all-printable as text).
+// isKeyText tells whether 32 bytes are text rather than a raw key. A key's
+// text is longer than 32 characters, so 32 printable bytes are an error in
+// text form; a random raw key is all printable ASCII with a probability
+// of about 1e-17.
 func isKeyText(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 || c > 0x7e {

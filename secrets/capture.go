@@ -84,51 +84,97 @@ func (s *Service) Check(ctx context.Context, teamID string, env store.Environmen
 	return err
 }
 
-// check returns the stored secrets m mounts, by name, when all is well.
-func (s *Service) check(ctx context.Context, teamID string, env store.Environment, m *manifest.Manifest) (map[string]store.Secret, error) {
+// assessment sorts the names a rendered manifest mounts in an environment.
+type assessment struct {
+	used                      map[string]store.Secret // stored names that may be mounted
+	conflict, missing, denied []string                // sorted
+}
+
+func (s *Service) assess(ctx context.Context, teamID string, env store.Environment, m *manifest.Manifest) (assessment, error) {
 	declared := declarations(m)
 	list, err := s.st.ListSecrets(ctx, teamID, env.ApplicationID)
 	if err != nil {
-		return nil, err
+		return assessment{}, err
 	}
 	stored := make(map[string]store.Secret, len(list))
 	for _, sec := range list {
 		stored[sec.Name] = sec
 	}
-	var conflict, missing, denied []string
-	used := map[string]store.Secret{}
+	a := assessment{used: map[string]store.Secret{}}
 	for _, name := range Mounted(m) {
 		sec, isStored := stored[name]
 		_, isDeclared := declared[name]
 		switch {
 		case isDeclared && isStored:
-			conflict = append(conflict, name)
+			a.conflict = append(a.conflict, name)
 		case isDeclared:
 		case !isStored || sec.CurrentVersion == 0:
-			missing = append(missing, name)
+			a.missing = append(a.missing, name)
 		case !Allows(sec, env):
-			denied = append(denied, name)
+			a.denied = append(a.denied, name)
 		default:
-			used[name] = sec
+			a.used[name] = sec
 		}
 	}
-	switch {
-	case len(conflict) > 0:
-		return nil, refuse(CodeNameConflict, "", conflict,
-			"%s: declared in spec.secrets and also stored; a name is either generated or stored: rename the declaration or delete the stored secret",
-			quoteList(conflict))
-	case len(missing) > 0:
-		return nil, refuse(CodeMissing, "", missing,
-			"no stored value for %s, mounted by %s %q: set them with `slipway app secret set`", quoteList(missing), kindWord(env), env.Name)
-	case len(denied) > 0:
-		how := "add the environment to their access lists"
-		if env.Kind == store.KindPreview {
-			how = "allow previews in their access lists"
-		}
-		return nil, refuse(CodeAccessDenied, "", denied,
-			"%s %q may not mount %s: %s", kindWord(env), env.Name, quoteList(denied), how)
+	return a, nil
+}
+
+// check returns the stored secrets m mounts, by name, when all is well,
+// and otherwise the first refusal: conflicts, then missing, then denied.
+func (s *Service) check(ctx context.Context, teamID string, env store.Environment, m *manifest.Manifest) (map[string]store.Secret, error) {
+	a, err := s.assess(ctx, teamID, env, m)
+	if err != nil {
+		return nil, err
 	}
-	return used, nil
+	if p := a.problems(env); len(p) > 0 {
+		return nil, p[0].err
+	}
+	return a.used, nil
+}
+
+// Problem is one kind of refusal for a rendered manifest in an
+// environment, with every secret it concerns.
+type Problem struct {
+	Code  string   // secret_name_conflict, secret_missing or secret_access_denied
+	Names []string // sorted
+	err   *Error
+}
+
+// Refusal is the problem as an error, with a message naming the
+// environment and secrets and saying what to do.
+func (p Problem) Refusal() *Error { return p.err }
+
+func (a assessment) problems(env store.Environment) []Problem {
+	var out []Problem
+	add := func(names []string, e *Error) {
+		if len(names) > 0 {
+			out = append(out, Problem{Code: e.Code, Names: names, err: e})
+		}
+	}
+	add(a.conflict, refuse(CodeNameConflict, "", a.conflict,
+		"%s: declared in spec.secrets and also stored; a name is either generated or stored: rename the declaration or delete the stored secret",
+		quoteList(a.conflict)))
+	add(a.missing, refuse(CodeMissing, "", a.missing,
+		"no stored value for %s, mounted by %s %q: set them with `slipway app secret set`", quoteList(a.missing), kindWord(env), env.Name))
+	how := "add the environment to their access lists"
+	if env.Kind == store.KindPreview {
+		how = "allow previews in their access lists"
+	}
+	add(a.denied, refuse(CodeAccessDenied, "", a.denied,
+		"%s %q may not mount %s: %s", kindWord(env), env.Name, quoteList(a.denied), how))
+	return out
+}
+
+// Problems lists every reason env cannot mount what the rendered manifest
+// m mounts, all at once (for promotion plans and secrets_unavailable),
+// changing nothing. Empty means Capture would succeed as far as stored
+// secrets go.
+func (s *Service) Problems(ctx context.Context, teamID string, env store.Environment, m *manifest.Manifest) ([]Problem, error) {
+	a, err := s.assess(ctx, teamID, env, m)
+	if err != nil {
+		return nil, err
+	}
+	return a.problems(env), nil
 }
 
 func declarations(m *manifest.Manifest) map[string]manifest.SecretDeclaration {

@@ -35,8 +35,11 @@
 //		return err
 //	})
 //
-// WithTx inside WithTx is a savepoint. storetest.New gives tests a Store
-// bound to a transaction that is rolled back on cleanup.
+// WithTx inside WithTx is a savepoint. A statement that fails inside WithTx
+// aborts that transaction: return the error (everything rolls back), or
+// wrap the statement in a nested WithTx when a failure is expected and the
+// transaction must go on. storetest.New gives tests a Store bound to a
+// transaction that is rolled back on cleanup.
 //
 // # API (ids are text with a kind prefix: team_, usr_, inv_, tok_, app_, rev_, env_, dep_)
 //

@@ -406,8 +406,9 @@ type GitHubPullRequestParams struct {
 	HeadSHA        string
 	AuthorLogin    string
 	FromFork       bool
-	// Approval is what the event decided; an approval a member already gave
-	// is kept.
+	// Approval is what the event decided; an approval a member gave is
+	// kept only while the head commit is the one approved, so new commits
+	// pushed to a fork need a new approval.
 	Approval string
 	Status   string
 }
@@ -443,7 +444,8 @@ func (s *Store) UpsertGitHubPullRequest(ctx context.Context, teamID string, p Gi
 			installation_id = EXCLUDED.installation_id, full_name = EXCLUDED.full_name,
 			head_branch = EXCLUDED.head_branch, head_sha = EXCLUDED.head_sha,
 			author_login = EXCLUDED.author_login, from_fork = EXCLUDED.from_fork,
-			approval = CASE WHEN github_pull_requests.approval = 'approved' THEN 'approved' ELSE EXCLUDED.approval END,
+			approval = CASE WHEN github_pull_requests.approval = 'approved' AND github_pull_requests.head_sha = EXCLUDED.head_sha
+				THEN 'approved' ELSE EXCLUDED.approval END,
 			status = EXCLUDED.status, state = 'open', updated_at = now()
 		RETURNING `+githubPullRequestColumns,
 		teamID, newID("ghpr"), p.ApplicationID, p.InstallationID, p.RepositoryID, p.FullName, p.Number,

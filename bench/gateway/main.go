@@ -301,7 +301,11 @@ func runRole(role string) error {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
-		return runGateway(ctx, port, os.Getenv(targetEnv))
+		err := runGateway(ctx, port, os.Getenv(targetEnv))
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		fmt.Fprintf(os.Stderr, "gateway process CPU: user %.2fs system %.2fs\n", time.Duration(ru.Utime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds())
+		return err
 	}
 	return fmt.Errorf("unknown %s %q", roleEnv, role)
 }

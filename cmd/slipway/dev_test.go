@@ -127,6 +127,12 @@ func TestDev_EndToEnd(t *testing.T) {
 	if me.User.Email != "dev@localhost" || me.Team.Slug != "dev" || len(me.Scopes) != 8 {
 		t.Fatalf("me = %+v", me)
 	}
+	// The CLI verb reads the same two variables a user exports.
+	who := exec.Command(bin, "whoami")
+	who.Env = append(withoutEnv(os.Environ(), "SLIPWAY_URL"), "SLIPWAY_URL="+base, "SLIPWAY_TOKEN="+strings.TrimSpace(string(raw)))
+	if out, err := who.CombinedOutput(); err != nil || !strings.Contains(string(out), "dev@localhost") || !strings.Contains(string(out), "apps:deploy") {
+		t.Fatalf("slipway whoami: %v\n%s", err, out)
+	}
 	res, err := http.Get(base + "/healthz")
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %v %v", res, err)

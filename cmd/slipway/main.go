@@ -35,6 +35,8 @@ func newRootCommand() *cobra.Command {
 		newDevCommand(),
 		newGatewayCommand(),
 		newMigrateCommand(),
+		newConfigCommand(),
+		newAdminCommand(),
 	)
 	return root
 }

@@ -41,7 +41,15 @@ func newWorkerCommand() *cobra.Command {
 // so it refuses to insert one no worker could run).
 func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Client, error) {
 	workers := river.NewWorkers()
-	if err := jobs.Register(workers, jobs.Deps{Store: store.New(pool), Logger: logger}); err != nil {
+	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
+	if work {
+		p, err := newPipeline(deps.Store, logger, pipelineSettingsFromEnv())
+		if err != nil {
+			return nil, err
+		}
+		deps.Pipeline = p
+	}
+	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
 	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: logger})

@@ -115,11 +115,10 @@ func Import(dialect string, data []byte, opts Options) (Result, error) {
 	return Result{Manifest: m, Diagnostics: diags, Dialect: dialect}, nil
 }
 
-// validate runs the manifest engine's validator, exactly as slipway app
-// validate does, and the importers' own invariants.
+// validate runs the manifest engine's validator exactly as slipway app
+// validate does, so whatever Import hands out passes it.
 func validate(m *manifest.Manifest) manifest.Errors {
-	errs := manifest.Validate(m, manifest.ValidateOptions{})
-	return append(errs, convert.Check(m)...)
+	return manifest.Validate(m, manifest.ValidateOptions{})
 }
 
 func or(s, def string) string {

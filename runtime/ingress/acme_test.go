@@ -96,11 +96,12 @@ func TestGateway_ACMEPebble(t *testing.T) {
 			b := &testBundle{dir: dir, cp: startControlPlane(t, pub, filepath.Join(dir, "cp.sock")), resolver: &staticResolver{hosts: map[string][]string{}}}
 			opts := tt.opts
 			opts.ACMEDirectory, opts.ACMECARoot, opts.ACMEEmail = directory, caFile, "ops@example.com"
-			b.startWith(t, func(c *Config) {
+			configure := func(c *Config) {
 				c.HTTPAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(httpPort))
 				c.HTTPSAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(httpsPort))
 				c.TLS = opts
-			})
+			}
+			b.startWith(t, configure)
 			port := freePort(t)
 			backend(t, "127.0.0.1", port, "app")
 			b.resolver.set("web", "127.0.0.1")
@@ -130,6 +131,14 @@ func TestGateway_ACMEPebble(t *testing.T) {
 			if status != http.StatusPermanentRedirect || h.Get("Location") != "https://"+tt.host+"/x?y=1" {
 				t.Fatalf("plain HTTP: %d Location=%q", status, h.Get("Location"))
 			}
+			// After a restart the stored certificate is loaded with the
+			// table: plain HTTP is redirected before any HTTPS visitor.
+			b.stop()
+			b.startWith(t, configure)
+			waitFor(t, func() bool {
+				status, _, _ := get(t, b.addrs.HTTP, tt.host, "/")
+				return status == http.StatusPermanentRedirect
+			})
 			// Names outside the table, and private ones, get no certificate.
 			for _, name := range []string{"private-" + tt.host, "other.example.com"} {
 				if _, err := client.Get("https://" + name + "/"); err == nil {

@@ -136,6 +136,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	httpHandler := proxy.Handler(ListenerHTTP)
+	apply := proxy.SetTable
 	var tlsCfg *tls.Config
 	if httpsLn != nil {
 		host, httpPort := splitAddr(httpLn.Addr())
@@ -147,9 +148,16 @@ func Run(ctx context.Context, cfg Config) error {
 		proxy.hasCertificate = certs.hasPublicCertificate
 		httpHandler = certs.httpHandler(httpHandler)
 		tlsCfg = certs.tlsConfig()
+		apply = func(t Table) error {
+			if err := proxy.SetTable(t); err != nil {
+				return err
+			}
+			go certs.loadStored(ctx, t)
+			return nil
+		}
 	}
 
-	feeder := &Feeder{Source: cfg.Source, StatePath: filepath.Join(cfg.DataDir, "routes.json"), Apply: proxy.SetTable, Log: log}
+	feeder := &Feeder{Source: cfg.Source, StatePath: filepath.Join(cfg.DataDir, "routes.json"), Apply: apply, Log: log}
 	if err := feeder.init(); err != nil {
 		return err
 	}

@@ -288,7 +288,10 @@ func TestGateway_Balancing(t *testing.T) {
 	}
 	// No task at all: 502, not a hang.
 	b.resolver.set("web")
-	waitFor(t, func() bool { s, _, _ := get(t, b.addrs.HTTP, "notes.example.com", "/"); return s == http.StatusBadGateway })
+	waitFor(t, func() bool {
+		s, _, _ := get(t, b.addrs.HTTP, "notes.example.com", "/")
+		return s == http.StatusBadGateway
+	})
 }
 
 func TestGateway_Streams(t *testing.T) {
@@ -482,5 +485,33 @@ func TestPublisher_LongPoll(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Fatalf("token %q: err %v", tc.token, err)
 		}
+	}
+}
+
+func TestGateway_RouteTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	port := freePort(t)
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	b.resolver.set("slow", "127.0.0.1")
+	b.publish(t, 1, Route{Hostname: "slow.example.com", Visibility: VisibilityPublic,
+		Backend: &Backend{Service: "slow", Port: port}, Timeouts: Timeouts{ResponseHeaderMS: 200}})
+	start := time.Now()
+	if s, _, _ := get(t, b.addrs.HTTP, "slow.example.com", "/"); s != http.StatusGatewayTimeout {
+		t.Fatalf("status %d, want 504 from the route's response header timeout", s)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("took %s: the timeout was not applied (or was retried)", d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/caddyserver/certmagic"
 	"github.com/mholt/acmez/v3"
@@ -48,13 +49,16 @@ type certificates struct {
 	issuer   *certmagic.ACMEIssuer
 	operator map[string]*tls.Certificate
 	ca       *localCA
+
+	mu      sync.Mutex
+	checked map[string]bool // hostnames already looked up in storage
 }
 
 // newCertificates sets up TLS. listenHost, httpPort and httpsPort are where
 // the gateway's own listeners are, so certmagic's challenge solvers find the
 // ports taken and leave the answering to the gateway's handlers.
 func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy, log *slog.Logger, listenHost string, httpPort, httpsPort int) (*certificates, error) {
-	c := &certificates{proxy: p, log: log, operator: map[string]*tls.Certificate{}}
+	c := &certificates{proxy: p, log: log, operator: map[string]*tls.Certificate{}, checked: map[string]bool{}}
 	if o.CertDir != "" {
 		if err := c.loadOperatorCerts(o.CertDir); err != nil {
 			return nil, err
@@ -179,6 +183,34 @@ func (c *certificates) hasPublicCertificate(host string) bool {
 		return true
 	}
 	return c.cache != nil && len(c.cache.AllMatchingCertificates(host)) > 0
+}
+
+// loadStored puts certificates obtained before a restart back into the
+// cache (certmagic then renews them), so plain HTTP for those names is
+// redirected at once rather than after the first HTTPS visitor. Each name
+// is looked up once per process.
+func (c *certificates) loadStored(ctx context.Context, t Table) {
+	if c.magic == nil {
+		return
+	}
+	for _, r := range t.Routes {
+		if r.Visibility != VisibilityPublic || strings.HasPrefix(r.Hostname, "*.") {
+			continue
+		}
+		c.mu.Lock()
+		seen := c.checked[r.Hostname]
+		c.checked[r.Hostname] = true
+		c.mu.Unlock()
+		if seen || len(c.cache.AllMatchingCertificates(r.Hostname)) > 0 {
+			continue
+		}
+		if !c.magic.Storage.Exists(ctx, certmagic.StorageKeys.SiteCert(c.issuer.IssuerKey(), r.Hostname)) {
+			continue
+		}
+		if _, err := c.magic.CacheManagedCertificate(ctx, r.Hostname); err != nil {
+			c.log.Warn("load stored certificate", "hostname", r.Hostname, "err", err)
+		}
+	}
 }
 
 func (c *certificates) tlsConfig() *tls.Config {

@@ -309,11 +309,13 @@ func serviceStatus(svc swarm.Service, tasks []swarm.Task) Status {
 	for _, t := range tasks {
 		isCurrent := compact(t.Spec.ContainerSpec) == current
 		switch t.Status.State {
-		// A long-running task that ended failed to start, even with exit
-		// code 0: a process that exits gracefully when Swarm kills its
-		// unhealthy container is reported "complete".
+		// A long-running task of the current spec that ended since the
+		// service last changed failed to start, even with exit code 0: a
+		// process that exits gracefully when Swarm kills its unhealthy
+		// container is reported "complete". (Tasks a scale-down stopped
+		// ended before the update that scaled the service up again.)
 		case swarm.TaskStateFailed, swarm.TaskStateRejected, swarm.TaskStateComplete:
-			if isCurrent {
+			if isCurrent && t.Status.Timestamp.After(svc.UpdatedAt) {
 				failed++
 			}
 			if t.Status.Timestamp.After(lastErrAt) {
@@ -526,11 +528,18 @@ func (d *Driver) RemoveEnvironment(ctx context.Context, env EnvRef) (Removed, er
 		return Removed{}, err
 	}
 	var out Removed
+	// Remove every service first, then wait for all their containers, so
+	// the stop grace periods run side by side.
 	for _, s := range obs.Services {
-		if err := d.RemoveService(ctx, env, s.Spec.Name); err != nil {
-			return out, err
+		if err := d.engine.ServiceRemove(ctx, s.ID); err != nil && !cerrdefs.IsNotFound(err) {
+			return out, engineErr("remove service "+s.Spec.Name, err)
 		}
 		out.Services = append(out.Services, s.Spec.Name)
+	}
+	for _, s := range obs.Services {
+		if err := d.waitTasksExited(ctx, env.ID, s.ID); err != nil {
+			return out, err
+		}
 	}
 	for _, c := range obs.Configs {
 		if err := d.removeInUse(ctx, "config "+c.Spec.Name, func() error { return d.engine.ConfigRemove(ctx, c.ID) }); err != nil {

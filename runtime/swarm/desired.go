@@ -48,6 +48,8 @@ const (
 	DefaultJobTimeout      = 300
 	DefaultFileMode        = 0o444
 	DefaultStopGracePeriod = 10 * time.Second
+	// TelemetryPath is where a telemetry receiver finds its socket.
+	TelemetryPath = "/run/slipway/telemetry"
 	// IngressProxiesEnv is injected into routed services.
 	IngressProxiesEnv = "SLIPWAY_INGRESS_PROXIES"
 	secretsDir        = "/run/secrets/"
@@ -89,6 +91,13 @@ type DesiredInput struct {
 	// IngressProxies is the value of SLIPWAY_INGRESS_PROXIES for routed
 	// services.
 	IngressProxies string
+
+	// TelemetryDir is set when the environment is granted telemetry: the
+	// host directory holding its telemetry socket, mounted at
+	// TelemetryPath into the service that sets receives_telemetry, which
+	// then runs as TelemetryUser ("uid:gid", the daemon's user).
+	TelemetryDir  string
+	TelemetryUser string
 
 	// Probe overrides the embedded probe binary (tests only).
 	Probe []byte
@@ -240,17 +249,17 @@ func Desired(in DesiredInput) (DesiredState, error) {
 
 	b.configs = map[string]swarm.ConfigSpec{}
 	b.secrets = map[string]swarm.SecretSpec{}
-	for _, svc := range spec.Services {
-		s, err := b.service(svc, routed[svc.Name])
+	for i, svc := range spec.Services {
+		s, err := b.service(fmt.Sprintf("spec.services[%d]", i), svc, routed[svc.Name])
 		if err != nil {
 			return DesiredState{}, err
 		}
 		st.Services = append(st.Services, s)
 	}
 	for i, job := range spec.Jobs {
-		j, err := b.job(job, st)
+		j, err := b.job(fmt.Sprintf("spec.jobs[%d]", i), job, st)
 		if err != nil {
-			return DesiredState{}, fmt.Errorf("spec.jobs[%d]: %w", i, err)
+			return DesiredState{}, err
 		}
 		st.Jobs = append(st.Jobs, j)
 	}
@@ -276,8 +285,8 @@ func (b *builder) labels(extra map[string]string) map[string]string {
 	return l
 }
 
-func (b *builder) service(svc manifest.Service, routed bool) (ServiceSpec, error) {
-	field := "spec.services." + svc.Name
+// service builds one service; field is its manifest path, for errors.
+func (b *builder) service(field string, svc manifest.Service, routed bool) (ServiceSpec, error) {
 	image := b.in.Images[svc.Name]
 	if image == "" {
 		return ServiceSpec{}, &Error{Code: CodeInvalidInput, Object: field + ".source", Message: "no prepared image for this service"}
@@ -298,6 +307,10 @@ func (b *builder) service(svc manifest.Service, routed bool) (ServiceSpec, error
 		if !m.ReadOnly {
 			writable = append(writable, m.Volume)
 		}
+	}
+	if svc.ReceivesTelemetry && b.in.TelemetryDir != "" {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.in.TelemetryDir, Target: TelemetryPath})
+		cs.User = b.in.TelemetryUser
 	}
 	if err := b.files(cs, svc.Files, field); err != nil {
 		return ServiceSpec{}, err
@@ -457,7 +470,7 @@ func (b *builder) secretMounts(cs *swarm.ContainerSpec, mounts []manifest.Secret
 	for i, m := range mounts {
 		v, ok := b.in.Secrets[m.Name]
 		if !ok {
-			return &Error{Code: "secret_missing", Object: fmt.Sprintf("%s.secrets[%d].name", field, i), Message: fmt.Sprintf("secret %q has no captured value", m.Name)}
+			return &Error{Code: CodeSecretMissing, Object: fmt.Sprintf("%s.secrets[%d].name", field, i), Message: fmt.Sprintf("secret %q has no captured value", m.Name)}
 		}
 		name := ObjectName(b.short, "sec-"+sanitize(m.Name)+"-"+shortHash(string(v.Value), 12))
 		if len(name) > 64 {
@@ -475,10 +488,10 @@ func (b *builder) secretMounts(cs *swarm.ContainerSpec, mounts []manifest.Secret
 	return nil
 }
 
-func (b *builder) job(job manifest.Job, st DesiredState) (JobSpec, error) {
+func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec, error) {
 	svc, ok := st.Service(job.Service)
 	if !ok {
-		return JobSpec{}, &Error{Code: CodeInvalidInput, Object: "service", Message: fmt.Sprintf("job %q names unknown service %q", job.Name, job.Service)}
+		return JobSpec{}, &Error{Code: CodeInvalidInput, Object: field + ".service", Message: fmt.Sprintf("job %q names unknown service %q", job.Name, job.Service)}
 	}
 	var msvc manifest.Service
 	for _, s := range b.in.Manifest.Spec.Services {
@@ -511,7 +524,7 @@ func (b *builder) job(job manifest.Job, st DesiredState) (JobSpec, error) {
 		cs.Configs = append(cs.Configs, c)
 	}
 	cs.Secrets = append(cs.Secrets, src.Secrets...)
-	if err := b.secretMounts(cs, job.Secrets, "spec.jobs."+job.Name); err != nil {
+	if err := b.secretMounts(cs, job.Secrets, field); err != nil {
 		return JobSpec{}, err
 	}
 

@@ -201,6 +201,34 @@ func TestDesired_Rules(t *testing.T) {
 	}
 }
 
+func TestDesired_Telemetry(t *testing.T) {
+	in := sampleInput()
+	in.Manifest.Spec.Services[0].ReceivesTelemetry = true
+	in.Manifest.Spec.Services[0].Mounts = nil
+	notGranted, err := Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, _ := notGranted.Service("web")
+	if len(web.Spec.TaskTemplate.ContainerSpec.Mounts) != 0 || web.Spec.UpdateConfig.Order != swarm.UpdateOrderStopFirst {
+		t.Fatalf("without a grant: mounts %v, order %s (the socket counts as a writable mount)", web.Spec.TaskTemplate.ContainerSpec.Mounts, web.Spec.UpdateConfig.Order)
+	}
+	in.TelemetryDir, in.TelemetryUser = "/var/lib/slipway/telemetry/env-1", "999:999"
+	granted, err := Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, _ = granted.Service("web")
+	cs := web.Spec.TaskTemplate.ContainerSpec
+	if len(cs.Mounts) != 1 || cs.Mounts[0].Target != TelemetryPath || cs.Mounts[0].Source != in.TelemetryDir || cs.User != "999:999" {
+		t.Fatalf("granted: mounts %v user %q", cs.Mounts, cs.User)
+	}
+	worker, _ := granted.Service("worker")
+	if worker.Spec.TaskTemplate.ContainerSpec.User != "" {
+		t.Fatal("a service that does not receive telemetry runs as the daemon's user")
+	}
+}
+
 func TestObjectName(t *testing.T) {
 	short := ObjectName("abc", "web")
 	if short != "slw-abc-web" {
@@ -219,10 +247,13 @@ func TestDesired_BadInput(t *testing.T) {
 		mutate func(*DesiredInput)
 		object string
 	}{
-		{name: "missing image", mutate: func(in *DesiredInput) { delete(in.Images, "worker") }, object: "spec.services.worker.source"},
-		{name: "missing secret", mutate: func(in *DesiredInput) { delete(in.Secrets, "db-password") }, object: "spec.services.web.secrets[0].name"},
-		{name: "missing repository file", mutate: func(in *DesiredInput) { in.RepositoryFiles = nil }, object: "spec.services.web.files[1].path"},
-		{name: "bad mode", mutate: func(in *DesiredInput) { in.Manifest.Spec.Services[0].Files[0].Mode = "999" }, object: "spec.services.web.files[0].mode"},
+		{name: "missing image", mutate: func(in *DesiredInput) { delete(in.Images, "worker") }, object: "spec.services[1].source"},
+		{name: "missing secret", mutate: func(in *DesiredInput) { delete(in.Secrets, "db-password") }, object: "spec.services[0].secrets[0].name"},
+		{name: "missing repository file", mutate: func(in *DesiredInput) { in.RepositoryFiles = nil }, object: "spec.services[0].files[1].path"},
+		{name: "job of an unknown service", mutate: func(in *DesiredInput) { in.Manifest.Spec.Jobs[0].Service = "nope" }, object: "spec.jobs[0].service"},
+		{name: "job secret missing", mutate: func(in *DesiredInput) { delete(in.Secrets, "db-owner") }, object: "spec.jobs[0].secrets[0].name"},
+		{name: "http check without port", mutate: func(in *DesiredInput) { in.Manifest.Spec.Services[0].Healthcheck.Port = nil }, object: "spec.services[0].healthcheck.port"},
+		{name: "bad mode", mutate: func(in *DesiredInput) { in.Manifest.Spec.Services[0].Files[0].Mode = "999" }, object: "spec.services[0].files[0].mode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

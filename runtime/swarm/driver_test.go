@@ -153,9 +153,13 @@ func TestDriver_TwoServicesConverge(t *testing.T) {
 	if err := b.deploy(ctx, st, 90*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	obs, err := b.driver.Observe(ctx, b.env)
+	counter := rswarm.CountCalls(b.cli)
+	obs, err := rswarm.NewDriver(counter, nil).Observe(ctx, b.env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := counter.Calls(); n != 7 {
+		t.Fatalf("Observe made %d Engine calls, want 7", n)
 	}
 	if len(obs.Services) != 2 || len(obs.Networks) != 1 || len(obs.Configs) != 1 {
 		t.Fatalf("observed %d services, %d networks, %d configs", len(obs.Services), len(obs.Networks), len(obs.Configs))
@@ -448,6 +452,9 @@ func TestDriver_Jobs(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	for name, o := range outcomes {
+		t.Logf("%s: ran %s", name, o.res.EndedAt.Sub(o.res.StartedAt).Round(100*time.Millisecond))
+	}
 
 	t.Run("success keeps the output", func(t *testing.T) {
 		o := outcomes["ok"]
@@ -669,6 +676,7 @@ func TestDriver_FilesSecretsAndJobEnvironment(t *testing.T) {
 	ctx := ctxFor(t, 2*time.Minute)
 	m := app(manifest.Service{
 		Name:        "tool",
+		Replicas:    manifest.NewInt(3),
 		Environment: map[string]string{"SHARED": "service"},
 		Command:     []string{"/app", "--sleep", "3600"},
 		Files: []manifest.File{
@@ -730,5 +738,13 @@ func TestDriver_FilesSecretsAndJobEnvironment(t *testing.T) {
 	}
 	if n := len(svc.Spec.TaskTemplate.ContainerSpec.Secrets); n != 1 {
 		t.Fatalf("service mounts %d secrets, want 1", n)
+	}
+	// The rollout starts the stopped service again; the tasks the stop
+	// ended are not mistaken for failed starts.
+	if changed, err := b.driver.UpdateService(ctx, svc); err != nil || !changed {
+		t.Fatalf("restart: changed=%v %v", changed, err)
+	}
+	if err := b.driver.WaitConverged(ctx, svc, 60*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -18,6 +18,7 @@ const (
 	CodeJobTimeout         = "job_timeout"
 	CodeInvalidInput       = "invalid_input"
 	CodeVolumeInUse        = "volume_not_removed"
+	CodeSecretMissing      = "secret_missing"
 )
 
 // Error is a failure with a stable snake_case code. Object names the Docker

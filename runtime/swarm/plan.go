@@ -38,6 +38,9 @@ type Action struct {
 	// Name is the Docker name; Service the manifest service, if any.
 	Name    string
 	Service string `json:",omitempty"`
+	// Job is set when the service is a job run an earlier deployment left
+	// behind; the pipeline removes those before running its own jobs.
+	Job string `json:",omitempty"`
 	// ID of the observed object (update, remove).
 	ID    string  `json:",omitempty"`
 	Drift []Drift `json:",omitempty"`
@@ -160,7 +163,7 @@ func Plan(observed Observed, desired DesiredState) (Actions, error) {
 		if wantSvc[s.Spec.Name] || s.Spec.Labels[LabelJob] != "" && isCurrentJob(s, desired) {
 			continue
 		}
-		removes = append(removes, Action{Op: OpRemove, Kind: KindService, Name: s.Spec.Name, Service: s.Spec.Labels[LabelService], ID: s.ID})
+		removes = append(removes, Action{Op: OpRemove, Kind: KindService, Name: s.Spec.Name, Service: s.Spec.Labels[LabelService], Job: s.Spec.Labels[LabelJob], ID: s.ID})
 	}
 	for _, c := range observed.Configs {
 		if !wantCfg[c.Spec.Name] {
@@ -249,6 +252,7 @@ func ServiceDrift(observed, desired swarm.ServiceSpec, netNames map[string]strin
 	add("command", nonEmpty(oc.Command), nonEmpty(dc.Command))
 	add("arguments", nonEmpty(oc.Args), nonEmpty(dc.Args))
 	add("mounts", mounts(oc), mounts(dc))
+	add("user", oc.User, dc.User)
 	add("labels", stableLabels(observed.Labels), stableLabels(desired.Labels))
 	add("container_labels", stableLabels(oc.Labels), stableLabels(dc.Labels))
 	add("healthcheck", oc.Healthcheck, dc.Healthcheck)

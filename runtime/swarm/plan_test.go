@@ -121,6 +121,22 @@ func TestPlan(t *testing.T) {
 			t.Errorf("web's configs and secrets should go: %v", actions)
 		}
 	})
+	t.Run("job runs of earlier deployments are removed, this one's kept", func(t *testing.T) {
+		obs := observedFrom(want)
+		current, _ := want.Job("migrate")
+		old := current.Spec
+		old.Name = JobServiceName("a1b2c3", "dep-0", "migrate")
+		obs.Services = append(obs.Services,
+			swarm.Service{ID: "job-now", Spec: current.Spec},
+			swarm.Service{ID: "job-old", Spec: old})
+		actions, err := Plan(obs, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(actions) != 1 || actions[0].Op != OpRemove || actions[0].ID != "job-old" || actions[0].Job != "migrate" {
+			t.Fatalf("actions %v", actions)
+		}
+	})
 	t.Run("foreign object with our name is refused", func(t *testing.T) {
 		obs := Observed{Foreign: []ForeignObject{{Kind: KindService, Name: want.Services[0].Spec.Name, ID: "x"}}}
 		_, err := Plan(obs, want)

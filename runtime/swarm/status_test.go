@@ -47,6 +47,15 @@ func TestServiceStatus(t *testing.T) {
 			failed: true, reason: "Swarm paused the rollout: update paused due to failure; last task error: unhealthy container"},
 		{name: "rolled back", update: &swarm.UpdateStatus{State: swarm.UpdateStateRollbackCompleted, Message: "rollback completed"},
 			tasks: []swarm.Task{running(oldSpec)}, failed: true, reason: "Swarm rolled the rollout back: rollback completed"},
+		{name: "tasks stopped before the last change are no crash loop", tasks: func() []swarm.Task {
+			var ts []swarm.Task
+			for i := 0; i < 3; i++ {
+				t := task(spec.TaskTemplate, swarm.TaskStateComplete, swarm.TaskStateShutdown, "")
+				t.Status.Timestamp = time.Now().Add(-time.Hour)
+				ts = append(ts, t)
+			}
+			return ts
+		}()},
 		{name: "crash loop", tasks: []swarm.Task{
 			task(spec.TaskTemplate, swarm.TaskStateFailed, swarm.TaskStateShutdown, "exit 1"),
 			task(spec.TaskTemplate, swarm.TaskStateFailed, swarm.TaskStateShutdown, "exit 1"),
@@ -55,7 +64,9 @@ func TestServiceStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := serviceStatus(swarm.Service{Spec: spec, UpdateStatus: tt.update}, tt.tasks)
+			svc := swarm.Service{Spec: spec, UpdateStatus: tt.update}
+			svc.UpdatedAt = time.Now().Add(-time.Minute)
+			st := serviceStatus(svc, tt.tasks)
 			if st.Converged != tt.converged || st.Failed != tt.failed || !strings.Contains(st.Reason, tt.reason) {
 				t.Fatalf("got %+v", st)
 			}

@@ -174,6 +174,15 @@ func (k *kit) ensureTemplate(ctx context.Context) (string, error) {
 	if _, err := conn.Exec(ctx, `ALTER DATABASE `+pgx.Identifier{building}.Sanitize()+` RENAME TO `+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", fmt.Errorf("template: %w", err)
 	}
+	// Templates of earlier schemas are dead weight once the schema moved on.
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2`,
+		dbPrefix+"tpl_%", name)
+	if err == nil {
+		old, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, o := range old {
+			_ = k.drop(ctx, o)
+		}
+	}
 	return name, nil
 }
 

@@ -1,6 +1,9 @@
 package hakopod
 
 import (
+	"fmt"
+	"regexp"
+
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
@@ -360,7 +363,7 @@ func (t *translator) files(svc *manifest.Service, o *convert.Obj) {
 			f.Skip(f.Keys()...)
 			continue
 		}
-		mode, hasMode := f.Scalar("mode")
+		mode, hasMode := fileMode(f)
 		content, hasContent := f.Str("content")
 		secret, hasSecret := f.Str("secret")
 		if !hasSecret {
@@ -386,6 +389,28 @@ func (t *translator) files(svc *manifest.Service, o *convert.Obj) {
 			f.Error("", "a file needs non-empty content or a secret reference")
 		}
 	}
+}
+
+var modeRE = regexp.MustCompile(`^0?[0-7]{3}$`)
+
+// fileMode reads an octal mode written as a string ("0644") or a TOML
+// integer (0o644), as Slipway's four-digit string.
+func fileMode(f *convert.Obj) (string, bool) {
+	v, ok := f.Raw("mode")
+	if !ok {
+		return "", false
+	}
+	if n, isInt := convert.AsInt(v); isInt && n >= 0 && n <= 0o777 {
+		return fmt.Sprintf("%04o", n), true
+	}
+	if s, isStr := v.(string); isStr && modeRE.MatchString(s) {
+		if len(s) == 3 {
+			s = "0" + s
+		}
+		return s, true
+	}
+	f.Error("mode", "expected an octal file mode from 0000 to 0777")
+	return "", false
 }
 
 func (t *translator) resources(svc *manifest.Service, o *convert.Obj) {

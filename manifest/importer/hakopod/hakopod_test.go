@@ -130,6 +130,12 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "dependency cycle", src: head + "depends_on = [\"api\"]\n[services.api]\nimage = \"nginx:1\"\ndepends_on = [\"web\"]\n",
 			diags: []string{"error: services.web: web and api depend on each other"}},
 		{name: "port remap", src: head + "[[services.web.ports]]\nname = \"m\"\nport = 9090\ntarget_port = 9091\n", diags: []string{"warning: services.web.ports[0].target_port:"}},
+		{name: "file mode", src: head + "files = [{ mount_path = \"/etc/a\", content = \"x\", mode = 0o600 }, { mount_path = \"/etc/b\", content = \"y\", mode = \"755\" }]\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if f := m.Spec.Services[0].Files; len(f) != 2 || f[0].Mode != "0600" || f[1].Mode != "0755" {
+					t.Errorf("files = %+v", f)
+				}
+			}},
 		{name: "public_tcp", src: head + "public_tcp = [{ port = 25 }]\n", diags: []string{"error: services.web.public_tcp:"}},
 		{name: "gpu", src: head + "gpu = { count = 1 }\n", diags: []string{"error: services.web.gpu:"}},
 		{name: "serverless", src: head + "[services.web.serverless]\nmin_replicas = 0\n", diags: []string{"error: services.web.serverless:"}},

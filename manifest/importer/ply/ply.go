@@ -1,6 +1,7 @@
 package ply
 
 import (
+	neturl "net/url"
 	"path"
 	"regexp"
 	"strconv"
@@ -518,15 +519,22 @@ func (t *translator) member(o *convert.Obj, run, native string, overrides map[st
 		return member{}, false
 	case strings.HasPrefix(run, "git+"):
 		url, ref, _ := strings.Cut(strings.TrimPrefix(run, "git+"), "#")
-		if !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "ssh://") && !strings.HasPrefix(url, "file://") {
-			o.Error("run", "%q is not a git URL Slipway can clone", run)
+		if !cloneable(url) {
+			o.Error("run", "%q is not a git URL Slipway can clone (http(s), ssh, git or file, with a host and no password)", run)
 			return member{}, false
 		}
 		repo := &manifest.Repository{URL: url}
-		if len(ref) == 40 && isHex(ref) {
+		switch {
+		case len(ref) == 40 && isHex(ref):
 			repo.Commit = ref
-		} else if ref != "" {
+		case ref == "":
+			repo.Branch = "main"
+			o.Warn("run", "ply builds the repository's default branch; Slipway needs a branch name, so main is assumed (write #<branch> to choose)")
+		case branchRE.MatchString(ref) && !strings.Contains(ref, "..") && !strings.Contains(ref, "//") && !strings.Contains(ref, "/.") && !strings.HasSuffix(ref, ".lock") && !strings.HasSuffix(ref, "/") && !strings.HasSuffix(ref, "."):
 			repo.Branch = ref
+		default:
+			o.Error("run", "%q is not a branch name or a full commit hash", ref)
+			return member{}, false
 		}
 		o.Warn("run", "the repository is built with Docker: it needs a Dockerfile at its root (ply builds it from its own ply.toml instead), and its ply.toml settings (ports, env, params) are not read")
 		return t.gitMember(native, manifest.Source{Type: manifest.SourceGit, Repository: repo, Build: &manifest.Build{Type: "docker"}}), true
@@ -556,6 +564,29 @@ func (t *translator) member(o *convert.Obj, run, native string, overrides map[st
 	m := build(native, version, overrides)
 	o.Warn("run", "ply's %s package becomes the official image %s; settings baked into the ply package may differ", pkg, m.services[0].Source.Image)
 	return m, true
+}
+
+var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`)
+
+// cloneable accepts the repository URLs Slipway clones.
+func cloneable(raw string) bool {
+	if strings.ContainsAny(raw, " \t") || convert.TextProblem(raw, false) != "" {
+		return false
+	}
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if _, hasPassword := u.User.Password(); hasPassword {
+		return false
+	}
+	switch u.Scheme {
+	case "file":
+		return u.Path != ""
+	case "git", "http", "https", "ssh":
+		return u.Host != ""
+	}
+	return false
 }
 
 func isHex(s string) bool {

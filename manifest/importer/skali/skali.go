@@ -265,7 +265,14 @@ func (t *translator) build(b *convert.Obj) (manifest.Source, bool) {
 	ctx, ok := b.Str("context")
 	dockerfile, hasDockerfile := b.Str("dockerfile")
 	target, _ := b.Str("target")
-	build := &manifest.Build{Type: "docker", Target: target}
+	build := &manifest.Build{Type: "docker"}
+	if target != "" {
+		if stageRE.MatchString(target) {
+			build.Target = target
+		} else {
+			b.Error("target", "%q is not a Dockerfile stage name", target)
+		}
+	}
 	if args := b.Obj("arguments"); args != nil {
 		for _, k := range args.Keys() {
 			v, ok := args.Scalar(k)
@@ -309,6 +316,7 @@ func (t *translator) build(b *convert.Obj) (manifest.Source, bool) {
 }
 
 var (
+	stageRE     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,127}$`)
 	outputRE    = regexp.MustCompile(`^\{\{\s*(databases|buckets)\.([a-z][a-z0-9-]*)\.([a-z_]+)\s*\}\}$`)
 	valueNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 )
@@ -395,7 +403,7 @@ func (t *translator) expr(at, s string) (string, bool) {
 		}
 		inner := s[i+2 : i+end]
 		name, def, hasDef := strings.Cut(inner, ":-")
-		if !valueNameRE.MatchString(name) {
+		if !valueNameRE.MatchString(name) || len(name) > 63 {
 			t.d.Error(at, "%q is not a project value name (A-Z, 0-9 and _)", name)
 			return "", false
 		}

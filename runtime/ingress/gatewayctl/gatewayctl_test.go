@@ -95,6 +95,7 @@ type env struct {
 	cfg      gatewayctl.Config
 	overlay  string
 	web      string
+	image    string
 	httpAddr string
 	private  string
 }
@@ -116,15 +117,19 @@ func setup(t *testing.T) *env {
 		if err := e.m.Remove(ctx); err != nil {
 			t.Logf("remove gateway: %v", err)
 		}
+		// The image goes after the container that uses it.
+		if e.image != "" {
+			if _, err := cli.ImageRemove(ctx, e.image, image.RemoveOptions{PruneChildren: true}); err != nil {
+				t.Logf("remove gateway image: %v", err)
+			}
+		}
 	})
 
 	tag, err := e.m.BuildDevImage(ctx, gatewayBinary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cli.ImageRemove(context.Background(), tag, image.RemoveOptions{PruneChildren: true})
-	})
+	e.image = tag
 	e.web = swarmtest.Image(t, "web")
 
 	sockDir, err := os.MkdirTemp("", "gwsock")

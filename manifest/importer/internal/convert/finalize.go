@@ -159,6 +159,19 @@ func finalizeService(s *manifest.Service, d *Diags, at string) {
 			delete(s.Environment, k)
 		}
 	}
+	if r := s.Resources; r != nil {
+		if r.MemoryBytes != nil && r.MemoryBytes.N < manifest.MinMemoryBytes {
+			d.Error(at, "a memory limit of %d bytes is below Docker's minimum of %d; the limit was dropped", r.MemoryBytes.N, manifest.MinMemoryBytes)
+			r.MemoryBytes = nil
+		}
+		if r.CPUMillis != nil && (r.CPUMillis.N < 1 || r.CPUMillis.N > manifest.MaxCPUMillis) {
+			d.Error(at, "a CPU limit of %d millicores is outside 1-%d; the limit was dropped", r.CPUMillis.N, manifest.MaxCPUMillis)
+			r.CPUMillis = nil
+		}
+		if r.MemoryBytes == nil && r.CPUMillis == nil {
+			s.Resources = nil
+		}
+	}
 	s.Command = trimArgs(s.Command, d, at, "command")
 	s.Arguments = trimArgs(s.Arguments, d, at, "arguments")
 }

@@ -104,6 +104,9 @@ func CheckHostname(h string, wildcard bool) (string, error) {
 	if len(labels) < 2 {
 		return "", fmt.Errorf("%q is not a public DNS hostname (it needs a dot)", h)
 	}
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return "", fmt.Errorf("%q is an IP address or has a numeric top-level domain; use a DNS name", h)
+	}
 	for i, l := range labels {
 		if i == 0 && l == "*" && wildcard {
 			continue

@@ -71,7 +71,7 @@ func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
 	}
 	n := 0
 	for _, f := range files {
-		if strings.HasSuffix(f, ".golden") {
+		if strings.HasSuffix(f, ".golden") || isDir(f) {
 			continue
 		}
 		n++
@@ -133,11 +133,16 @@ func Fuzz(t *testing.T, dialect string, data []byte) {
 	}
 }
 
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
 // Seeds adds every testdata input of dir to the fuzz corpus.
 func Seeds(f *testing.F, dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, p := range files {
-		if strings.HasSuffix(p, ".golden") {
+		if strings.HasSuffix(p, ".golden") || isDir(p) {
 			continue
 		}
 		if data, err := os.ReadFile(p); err == nil {

@@ -1,6 +1,3 @@
-// Command testgateway runs the gateway exactly as `slipway gateway` does
-// with its environment-only configuration. Tests build it when
-// cmd/slipway, edited by many hands, does not compile at that moment.
 package main
 
 import (

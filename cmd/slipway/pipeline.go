@@ -1,0 +1,58 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/build"
+	"github.com/slipwayhq/slipway/runtime/image"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// pipelineSettings are the worker's deployment settings.
+type pipelineSettings struct {
+	ConvergenceTimeout time.Duration
+	PrepareTimeout     time.Duration
+	// PullImages lets missing images be pulled (off where no registry is
+	// reachable, as in tests).
+	PullImages bool
+	// Installation labels the images this installation builds.
+	Installation string
+}
+
+// newPipeline connects the deployment pipeline to Docker. The client
+// negotiates the API version, so engines from 20.10 (API 1.41) on work.
+func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*jobs.Pipeline, error) {
+	engine, err := swarm.NewEngine()
+	if err != nil {
+		return nil, err
+	}
+	if s.Installation == "" {
+		s.Installation = "default"
+	}
+	return &jobs.Pipeline{
+		Store:              st,
+		Driver:             swarm.NewDriver(engine, logger),
+		Images:             image.NewResolver(engine, s.PullImages),
+		Builds:             &build.Builder{Engine: engine, Installation: s.Installation, Pull: s.PullImages, Logger: logger},
+		Log:                logger,
+		ConvergenceTimeout: s.ConvergenceTimeout,
+		PrepareTimeout:     s.PrepareTimeout,
+	}, nil
+}
+
+// pipelineSettingsFromEnv reads the settings until the configuration file
+// lands everywhere.
+func pipelineSettingsFromEnv() pipelineSettings {
+	s := pipelineSettings{PullImages: os.Getenv("SLIPWAY_IMAGES_PULL") != "false", Installation: os.Getenv("SLIPWAY_INSTALLATION_ID")}
+	if d, err := time.ParseDuration(os.Getenv("SLIPWAY_RECONCILIATION_CONVERGENCE_TIMEOUT_SECONDS") + "s"); err == nil {
+		s.ConvergenceTimeout = d
+	}
+	if d, err := time.ParseDuration(os.Getenv("SLIPWAY_RECONCILIATION_PREPARE_TIMEOUT_SECONDS") + "s"); err == nil {
+		s.PrepareTimeout = d
+	}
+	return s
+}

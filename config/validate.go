@@ -1,0 +1,148 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Bounds the validation enforces; exported so callers can quote them.
+const (
+	MaxTimeoutSeconds = 86_400
+	// MinMemoryBytes is Docker's smallest accepted memory limit.
+	MinMemoryBytes = 6 << 20
+	// MaxCPUMillis is the manifest's own CPU limit bound.
+	MaxCPUMillis = 1_048_576
+	// MaxReplicas is the manifest's replicas-per-service bound.
+	MaxReplicas = 100
+)
+
+// Validate checks every value and returns Errors naming each bad key, or
+// nil. Load already calls it; it is exported for configurations built in
+// code (tests, slipway dev).
+func (c Config) Validate() error { return c.validate().orNil() }
+
+func (c Config) validate() Errors {
+	var v validator
+	if strings.Contains(c.DatabaseURL, "://") {
+		// The value may hold a password: never quote it.
+		u, err := url.Parse(c.DatabaseURL)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			v.add("database_url", CodeURLInvalid, "must be a postgres:// or postgresql:// URL, or a keyword/value string such as \"host=/run/postgresql dbname=slipway\"")
+		}
+	}
+	v.hostPort("listen", c.Listen, false)
+	v.httpURL("public_url", c.PublicURL, false)
+	if c.DataDir == "" {
+		v.add("data_dir", CodeRequired, "must name a directory")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		v.add("log_level", CodeValueInvalid, fmt.Sprintf("must be debug, info, warn or error, got %q", c.LogLevel))
+	}
+
+	r := c.Reconciliation
+	v.intRange("reconciliation.convergence_timeout_seconds", int64(r.ConvergenceTimeoutSeconds), 1, MaxTimeoutSeconds)
+	v.intRange("reconciliation.prepare_timeout_seconds", int64(r.PrepareTimeoutSeconds), 1, MaxTimeoutSeconds)
+	v.intRange("reconciliation.scan_interval_seconds", int64(r.ScanIntervalSeconds), 1, MaxTimeoutSeconds)
+
+	p := c.Previews
+	v.intRange("previews.max_per_application", int64(p.MaxPerApplication), 0, 10_000)
+	v.intRange("previews.max_total", int64(p.MaxTotal), 0, 1_000_000)
+	if p.MaxPerApplication > p.MaxTotal {
+		v.add("previews.max_per_application", CodeConflict, fmt.Sprintf("is %d, more than previews.max_total (%d)", p.MaxPerApplication, p.MaxTotal))
+	}
+	v.intRange("previews.default_cpu_millis", int64(p.DefaultCPUMillis), 1, MaxCPUMillis)
+	v.intRange("previews.default_memory_bytes", p.DefaultMemoryBytes, MinMemoryBytes, 1<<40)
+	v.intRange("previews.max_replicas", int64(p.MaxReplicas), 1, MaxReplicas)
+
+	in := c.Ingress
+	v.intRange("ingress.http_port", int64(in.HTTPPort), 1, 65535)
+	v.intRange("ingress.https_port", int64(in.HTTPSPort), 0, 65535)
+	if in.HTTPPort == in.HTTPSPort {
+		v.add("ingress.https_port", CodeConflict, fmt.Sprintf("is the same port as ingress.http_port (%d)", in.HTTPPort))
+	}
+	if in.PrivateAddr != "" {
+		host, _, _ := net.SplitHostPort(in.PrivateAddr)
+		if v.hostPort("ingress.private_addr", in.PrivateAddr, true) && net.ParseIP(host) == nil {
+			v.add("ingress.private_addr", CodeAddressInvalid, fmt.Sprintf("must be an IP address and port such as 100.64.0.1:443, got %q", in.PrivateAddr))
+		}
+	}
+	if strings.Contains(in.Image, "://") || strings.ContainsAny(in.Image, " \t\n") {
+		v.add("ingress.image", CodeValueInvalid, fmt.Sprintf("must be an image reference such as registry.example.com/slipway:1.2.0, got %q", in.Image))
+	}
+	v.httpURL("ingress.acme.directory", in.ACME.Directory, false)
+	if e := in.ACME.Email; e != "" {
+		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
+			v.add("ingress.acme.email", CodeValueInvalid, fmt.Sprintf("must be a bare email address such as ops@example.com, got %q", e))
+		}
+	}
+
+	g := c.GitHub
+	v.httpURL("github.api_url", g.APIURL, true)
+	v.intRange("github.app_id", g.AppID, 0, 1<<53)
+	if g.AppID > 0 {
+		if g.PrivateKeyFile == "" {
+			v.add("github.private_key_file", CodeRequired, "is required when github.app_id is set")
+		}
+		if g.WebhookSecretFile == "" {
+			v.add("github.webhook_secret_file", CodeRequired, "is required when github.app_id is set")
+		}
+	}
+	if g.AppSlug != "" && strings.Trim(g.AppSlug, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		v.add("github.app_slug", CodeValueInvalid, fmt.Sprintf("must be the App's URL name: lowercase letters, digits and hyphens, got %q", g.AppSlug))
+	}
+
+	if c.Metrics.TokenFile != "" && c.Metrics.Token != "" {
+		v.add("metrics.token", CodeConflict, "set metrics.token_file or metrics.token, not both")
+	}
+	v.httpURL("telemetry.otlp_endpoint", c.Telemetry.OTLPEndpoint, false)
+	v.intRange("worker.deploy_concurrency", int64(c.Worker.DeployConcurrency), 1, 256)
+	return v.errs
+}
+
+type validator struct{ errs Errors }
+
+func (v *validator) add(key, code, msg string) {
+	v.errs = append(v.errs, &Error{Key: key, Code: code, Message: msg})
+}
+
+func (v *validator) intRange(key string, n, lo, hi int64) {
+	if n < lo || n > hi {
+		v.add(key, CodeOutOfRange, fmt.Sprintf("must be between %d and %d, got %d", lo, hi, n))
+	}
+}
+
+// httpURL checks an absolute http(s) URL without query or fragment.
+func (v *validator) httpURL(key, s string, required bool) {
+	if s == "" {
+		if required {
+			v.add(key, CodeRequired, "must be an http:// or https:// URL")
+		}
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		v.add(key, CodeURLInvalid, fmt.Sprintf("must be an absolute http:// or https:// URL without credentials, query or fragment, got %q", s))
+	}
+}
+
+// hostPort checks host:port with a numeric port (0 only when !nonZero, for
+// listeners tests bind to a random port) and reports whether it is valid.
+func (v *validator) hostPort(key, s string, nonZero bool) bool {
+	_, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	lo := 0
+	if nonZero {
+		lo = 1
+	}
+	if err != nil || perr != nil || n < lo || n > 65535 {
+		v.add(key, CodeAddressInvalid, fmt.Sprintf("must be host:port with a port from %d to 65535, such as 127.0.0.1:8080, got %q", lo, s))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,191 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/forge/github"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// GitHubNotifyArgs updates the pull request comment and commit status of
+// one pull request row, or of every row whose preview is DeploymentID. The
+// deployment pipeline inserts it with DeploymentID whenever a deployment
+// changes state; it reads the current state, so extra jobs are harmless.
+type GitHubNotifyArgs struct {
+	TeamID        string `json:"team_id"`
+	PullRequestID string `json:"pull_request_id,omitempty"`
+	DeploymentID  string `json:"deployment_id,omitempty"`
+}
+
+// Kind is the job's stable name.
+func (GitHubNotifyArgs) Kind() string { return "github_notify" }
+
+// InsertOpts: notifications retry for a long while (a GitHub outage), on
+// their own queue, and never hold a deployment up.
+func (GitHubNotifyArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueGitHub, MaxAttempts: 20}
+}
+
+// GitHubNotifyWorker renders and upserts the comment, and sets the status.
+type GitHubNotifyWorker struct {
+	river.WorkerDefaults[GitHubNotifyArgs]
+	deps GitHubDeps
+}
+
+// Work notifies every row the args name.
+func (w *GitHubNotifyWorker) Work(ctx context.Context, job *river.Job[GitHubNotifyArgs]) error {
+	if w.deps.GitHub == nil {
+		return river.JobCancel(errors.New("github_not_configured: no GitHub client to notify"))
+	}
+	st := w.deps.Store
+	a := job.Args
+	var prs []store.GitHubPullRequest
+	switch {
+	case a.PullRequestID != "":
+		pr, err := st.GetGitHubPullRequest(ctx, a.TeamID, a.PullRequestID)
+		if errors.Is(err, store.ErrNotFound) {
+			return river.JobCancel(err)
+		}
+		if err != nil {
+			return err
+		}
+		prs = append(prs, pr)
+	case a.DeploymentID != "":
+		var err error
+		if prs, err = st.ListGitHubPullRequestsByDeployment(ctx, a.TeamID, a.DeploymentID); err != nil {
+			return err
+		}
+	}
+	for _, pr := range prs {
+		if err := w.notify(ctx, pr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *GitHubNotifyWorker) notify(ctx context.Context, pr store.GitHubPullRequest) error {
+	st := w.deps.Store
+	app, err := st.GetApplication(ctx, pr.TeamID, pr.ApplicationID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted application: nothing to say
+	}
+	if err != nil {
+		return err
+	}
+	data, err := w.commentData(ctx, pr, app)
+	if err != nil {
+		return err
+	}
+	id, err := w.deps.GitHub.UpsertComment(ctx, pr.InstallationID, pr.FullName, pr.Number, pr.ApplicationID, pr.CommentID, github.RenderComment(data))
+	if err != nil {
+		return err
+	}
+	if id != pr.CommentID {
+		if _, err := st.UpdateGitHubPullRequest(ctx, pr.TeamID, pr.ID, store.GitHubPullRequestUpdate{CommentID: &id}); err != nil {
+			return err
+		}
+	}
+	state, desc := statusOf(data.Status)
+	if state == "" || pr.HeadSHA == "" {
+		return nil
+	}
+	return w.deps.GitHub.CreateStatus(ctx, pr.InstallationID, pr.FullName, pr.HeadSHA, github.Status{
+		State: state, Context: github.StatusContext(app.Name), Description: desc, TargetURL: data.DeploymentURL,
+	})
+}
+
+// commentData reads what the comment shows: the row's status, refined by
+// its deployment's state, steps and routes.
+func (w *GitHubNotifyWorker) commentData(ctx context.Context, pr store.GitHubPullRequest, app store.Application) (github.CommentData, error) {
+	data := github.CommentData{
+		ApplicationID: pr.ApplicationID, ApplicationName: app.Name, Status: pr.Status, CommitSHA: pr.HeadSHA,
+	}
+	if w.deps.PublicURL != "" {
+		data.ApprovalURL = w.deps.PublicURL + "/apps/" + pr.ApplicationID + "/previews"
+	}
+	if pr.DeploymentID == "" || pr.Status == github.CommentRemoved || pr.Status == github.CommentApprovalRequired {
+		return data, nil
+	}
+	d, err := w.deps.Store.GetDeployment(ctx, pr.TeamID, pr.DeploymentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return data, nil
+	}
+	if err != nil {
+		return data, err
+	}
+	data.DeploymentURL = w.deps.deploymentURL(pr.TeamID, pr.ApplicationID, d.ID)
+	data.Status = commentStatus(d.State)
+	if d.State == store.StateFailed || d.State == store.StateCancelled {
+		data.FailedStep, data.Error = failure(d)
+	}
+	hosts, err := w.deps.Store.ListHostnames(ctx, pr.TeamID, d.EnvironmentID)
+	if err != nil {
+		return data, err
+	}
+	for _, h := range hosts {
+		if !h.Wildcard {
+			data.Routes = append(data.Routes, github.RouteLink{Name: h.Hostname, URL: "https://" + h.Hostname})
+		}
+	}
+	return data, nil
+}
+
+func commentStatus(s store.DeploymentState) string {
+	switch s {
+	case store.StateCapturing, store.StatePreparing:
+		return github.CommentBuilding
+	case store.StateRunningJobs, store.StateRollingOut:
+		return github.CommentDeploying
+	case store.StateSucceeded:
+		return github.CommentReady
+	case store.StateFailed, store.StateCancelled:
+		return github.CommentFailed
+	}
+	return github.CommentQueued // requested, or superseded by a newer one
+}
+
+// failure names the failed step and its first error lines.
+func failure(d store.Deployment) (step, text string) {
+	lines := []string{}
+	if d.ErrorCode != "" || d.ErrorMessage != "" {
+		lines = append(lines, strings.TrimSpace(d.ErrorCode+": "+d.ErrorMessage))
+	}
+	if p, err := ParseProgress(d.Steps); err == nil {
+		for i := len(p.Steps) - 1; i >= 0; i-- {
+			if s := p.Steps[i]; s.State == StepFailed {
+				step = s.Name
+				for _, t := range []string{s.Message, s.Output} {
+					if t != "" && !strings.Contains(d.ErrorMessage, t) {
+						lines = append(lines, t)
+					}
+				}
+				break
+			}
+		}
+	}
+	if d.State == store.StateCancelled && step == "" {
+		step = "cancelled"
+	}
+	return step, strings.Join(lines, "\n")
+}
+
+// statusOf maps a comment status to a commit status; "" sets none (a PR
+// waiting for approval has nothing running, and one closed has no head to
+// judge).
+func statusOf(s string) (state, description string) {
+	switch s {
+	case github.CommentQueued, github.CommentBuilding, github.CommentDeploying:
+		return github.StatePending, fmt.Sprintf("Preview %s", s)
+	case github.CommentReady:
+		return github.StateSuccess, "Preview ready"
+	case github.CommentFailed:
+		return github.StateFailure, "Preview failed"
+	}
+	return "", ""
+}
