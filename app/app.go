@@ -40,7 +40,14 @@ type Config struct {
 	// Jobs inserts River jobs in the transaction that changes what they act
 	// on (serve passes an insert-only client). Nil until a handler needs it.
 	Jobs JobInserter
+	// Runtime reads what runs in Docker for the status endpoint (serve
+	// and dev pass an adapter over runtime/swarm); nil answers
+	// docker_unavailable.
+	Runtime RuntimeReader
 }
+
+// RuntimeReader is the read-only view of Docker the API's status uses.
+type RuntimeReader = api.RuntimeReader
 
 // JobInserter is the part of a River client handlers use.
 type JobInserter interface {
@@ -78,7 +85,7 @@ func New(cfg Config) *fiber.App {
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)
@@ -98,6 +105,19 @@ func New(cfg Config) *fiber.App {
 	f.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
 	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
 	f.Post("/applications/:app/delete", h.requireScope(auth.AppsDelete), h.applicationDelete)
+	f.Post("/manifest/validate", h.requireScope(auth.AppsRead), h.manifestValidate)
+	f.Post("/manifest/plan", h.requireScope(auth.AppsRead), h.manifestPlan)
+	f.Post("/manifest", h.requireScope(auth.AppsWrite), h.manifestSave)
+	f.Get("/applications/:app", h.requireScope(auth.AppsRead), h.applicationShow)
+	f.Get("/applications/:app/manifest", h.requireScope(auth.AppsRead), h.manifestShow)
+	f.Get("/applications/:app/deployments", h.requireScope(auth.AppsRead), h.deploymentList)
+	f.Get("/applications/:app/deployments/:deployment", h.requireScope(auth.AppsRead), h.deploymentShow)
+	f.Post("/applications/:app/deployments/:deployment/cancel", h.requireScope(auth.AppsDeploy), h.deploymentCancel)
+	f.Post("/applications/:app/deployments/:deployment/retry", h.requireScope(auth.AppsDeploy), h.deploymentRetry)
+	f.Post("/applications/:app/deployments/:deployment/restore", h.requireScope(auth.AppsDeploy), h.deploymentRestore)
+	f.Get("/applications/:app/environments", h.requireScope(auth.AppsRead), h.environmentList)
+	f.Post("/applications/:app/environments/:environment/deploy", h.requireScope(auth.AppsDeploy), h.environmentDeploy)
+	f.Get("/applications/:app/events", h.requireScope(auth.AppsRead), h.eventList)
 
 	f.Get("/members", h.requireTeam, h.memberList)
 	f.Post("/members/invitations", h.requireScope(auth.MembersManage), h.invitationCreate)

@@ -17,7 +17,7 @@ func (h *handler) applicationCreate(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, name, errs))
+		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, name, errs, editorFor(h.viewContext(c), "", 0, "")))
 	}
 	if err != nil {
 		return err

@@ -12,14 +12,15 @@ const EnvConfigPath = "SLIPWAY_CONFIG"
 // names that still work (`env`, comma-separated) and whether its value must
 // never be printed (`secret`). Defaults live in Default, nowhere else.
 type Config struct {
-	DatabaseURL   string `toml:"database_url" env:"DATABASE_URL" secret:"true" doc:"Postgres connection URL (postgres://user:password@host:5432/db) or keyword/value string. Required by serve, worker and migrate; slipway dev starts a private Postgres when it is empty."`
-	Listen        string `toml:"listen" doc:"Address (host:port) the dashboard, API and webhooks listen on."`
-	PublicURL     string `toml:"public_url" doc:"Base URL people and GitHub reach the dashboard at, such as https://slipway.example.com. Used in links, PR comments and webhook URLs; empty means http://<listen>."`
-	SecretKeyFile string `toml:"secret_key_file" doc:"File holding the key-encryption key of stored secrets: 32 raw bytes, or one key per line as 64 hex digits or base64 (the first encrypts, the others only decrypt, for rotation). Keep it out of database backups."`
-	SecretKey     string `toml:"secret_key" secret:"true" doc:"The key text itself, for setups that cannot mount a file; secret_key_file wins when both are set."`
-	DataDir       string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket and, in dev, the private Postgres."`
-	LogLevel      string `toml:"log_level" doc:"Minimum log level: debug, info, warn or error."`
-	SecureCookies bool   `toml:"secure_cookies" doc:"Mark session cookies Secure even when listening on plain HTTP, for a TLS-terminating proxy in front."`
+	DatabaseURL    string `toml:"database_url" env:"DATABASE_URL" secret:"true" doc:"Postgres connection URL (postgres://user:password@host:5432/db) or keyword/value string. Required by serve, worker and migrate; slipway dev starts a private Postgres when it is empty."`
+	Listen         string `toml:"listen" doc:"Address (host:port) the dashboard, API and webhooks listen on."`
+	PublicURL      string `toml:"public_url" doc:"Base URL people and GitHub reach the dashboard at, such as https://slipway.example.com. Used in links, PR comments and webhook URLs; empty means http://<listen>."`
+	SecretKeyFile  string `toml:"secret_key_file" doc:"File holding the key-encryption key of stored secrets: 32 raw bytes, or one key per line as 64 hex digits or base64 (the first encrypts, the others only decrypt, for rotation). Keep it out of database backups."`
+	SecretKey      string `toml:"secret_key" secret:"true" doc:"The key text itself, for setups that cannot mount a file; secret_key_file wins when both are set."`
+	DataDir        string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket and, in dev, the private Postgres."`
+	LogLevel       string `toml:"log_level" doc:"Minimum log level: debug, info, warn or error (any case)."`
+	InstallationID string `toml:"installation_id" doc:"Name of this Slipway installation, put on the labels of the images it builds so that several installations can share one Docker engine: 1-63 lowercase letters, digits and hyphens."`
+	SecureCookies  bool   `toml:"secure_cookies" doc:"Mark session cookies Secure even when listening on plain HTTP, for a TLS-terminating proxy in front."`
 
 	Reconciliation Reconciliation `toml:"reconciliation" doc:"How long deployments may take and how often running environments are compared with what they should run."`
 	Previews       Previews       `toml:"previews" doc:"Bounds on every preview environment; environments are never bounded."`
@@ -99,9 +100,10 @@ type Images struct {
 // default value, read by decoding, the default file and the documentation.
 func Default() Config {
 	return Config{
-		Listen:   "127.0.0.1:8080",
-		DataDir:  "/var/lib/slipway",
-		LogLevel: "info",
+		Listen:         "127.0.0.1:8080",
+		DataDir:        "/var/lib/slipway",
+		LogLevel:       "info",
+		InstallationID: "default",
 		Reconciliation: Reconciliation{
 			ConvergenceTimeoutSeconds: 120,
 			PrepareTimeoutSeconds:     300,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,14 +35,15 @@ func writeFile(t *testing.T, content string) string {
 // sample sets every key to a valid value other than its default.
 func sample() Config {
 	return Config{
-		DatabaseURL:   "postgres://slipway@db:5432/slipway",
-		Listen:        "0.0.0.0:9090",
-		PublicURL:     "https://slipway.example.com",
-		SecretKeyFile: "/etc/slipway/secret.key",
-		SecretKey:     "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
-		DataDir:       "/srv/slipway",
-		LogLevel:      "debug",
-		SecureCookies: true,
+		DatabaseURL:    "postgres://slipway@db:5432/slipway",
+		Listen:         "0.0.0.0:9090",
+		PublicURL:      "https://slipway.example.com",
+		SecretKeyFile:  "/etc/slipway/secret.key",
+		SecretKey:      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+		DataDir:        "/srv/slipway",
+		LogLevel:       "debug",
+		InstallationID: "staging-eu",
+		SecureCookies:  true,
 		Reconciliation: Reconciliation{
 			ConvergenceTimeoutSeconds: 600,
 			PrepareTimeoutSeconds:     1200,
@@ -136,6 +138,18 @@ func TestLoad_EstablishedEnvNames(t *testing.T) {
 		{"SLIPWAY_LISTEN", "listen", "127.0.0.1:0"},
 		{"SLIPWAY_LOG_LEVEL", "log_level", "warn"},
 		{"SLIPWAY_SECURE_COOKIES", "secure_cookies", "true"},
+		{"SLIPWAY_INSTALLATION_ID", "installation_id", "ci-7"},
+		{"SLIPWAY_IMAGES_PULL", "images.pull", "false"},
+		{"SLIPWAY_RECONCILIATION_CONVERGENCE_TIMEOUT_SECONDS", "reconciliation.convergence_timeout_seconds", "30"},
+	}
+	tested := map[string]bool{}
+	for _, tt := range tests {
+		tested[tt.env] = true
+	}
+	for _, v := range EnvVars() {
+		if v.Alias && !tested[v.Name] {
+			t.Errorf("alias %s of %s is not in this table", v.Name, v.Key)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {
@@ -289,6 +303,17 @@ func TestLoad_FileLocation(t *testing.T) {
 	if e := onlyError(t, err); e.Code != CodeFileMissing {
 		t.Errorf("SLIPWAY_CONFIG naming a missing file must fail: %v", e)
 	}
+	c, err = Options{Fallback: good, LookupEnv: noEnv}.Load()
+	if err != nil || c.Worker.DeployConcurrency != 7 {
+		t.Errorf("Fallback %s: %d, %v", good, c.Worker.DeployConcurrency, err)
+	}
+	c, err = Options{Fallback: missing, LookupEnv: envOf(map[string]string{EnvConfigPath: good})}.Load()
+	if err != nil || c.Worker.DeployConcurrency != 7 {
+		t.Errorf("SLIPWAY_CONFIG must win over Fallback: %d, %v", c.Worker.DeployConcurrency, err)
+	}
+	if c, err := (Options{Fallback: missing, LookupEnv: noEnv}).Load(); err != nil || c != Default() {
+		t.Errorf("missing fallback file: %v", err)
+	}
 	dir := t.TempDir()
 	_, err = Options{Path: dir, Explicit: true, LookupEnv: noEnv}.Load()
 	if e := onlyError(t, err); e.Code != CodeFileUnreadable {
@@ -327,6 +352,7 @@ func TestDecode_Errors(t *testing.T) {
 		{"private addr not an IP", "[ingress]\nprivate_addr = \"vpn.local:443\"\n", "ingress.private_addr", CodeAddressInvalid, 2, 1, "IP address"},
 		{"image with scheme", "[ingress]\nimage = \"https://r/x\"\n", "ingress.image", CodeValueInvalid, 2, 1, "image reference"},
 		{"database url scheme", "database_url = \"mysql://u:pw@h/db\"\n", "database_url", CodeURLInvalid, 1, 1, "postgres://"},
+		{"installation id", "installation_id = \"Prod_1\"\n", "installation_id", CodeValueInvalid, 1, 1, "lowercase"},
 		{"log level", "log_level = \"verbose\"\n", "log_level", CodeValueInvalid, 1, 1, "debug, info, warn or error"},
 		{"previews more per app than total", "[previews]\nmax_per_application = 20\nmax_total = 10\n", "previews.max_per_application", CodeConflict, 2, 1, "more than previews.max_total"},
 		{"preview memory below docker's minimum", "[previews]\ndefault_memory_bytes = 1024\n", "previews.default_memory_bytes", CodeOutOfRange, 2, 1, "got 1024"},
@@ -347,6 +373,28 @@ func TestDecode_Errors(t *testing.T) {
 				t.Errorf("source = %q", e.Source)
 			}
 		})
+	}
+}
+
+func TestLoad_EveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, "[ingress]\nhttp_port = 0\nbogus = 1\n")
+	_, err := Options{Path: path, LookupEnv: envOf(map[string]string{"SLIPWAY_WORKER_DEPLOY_CONCURRENCY": "x"})}.Load()
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("got %v", err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, fmt.Sprintf("%s %s %s %d:%d", e.Key, e.Code, e.Source, e.Line, e.Column))
+	}
+	want := []string{
+		"ingress.bogus config_key_unknown " + path + " 3:1",
+		"worker.deploy_concurrency config_type_invalid env SLIPWAY_WORKER_DEPLOY_CONCURRENCY 0:0",
+		"ingress.http_port config_value_out_of_range " + path + " 2:1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
 

@@ -14,8 +14,11 @@ import (
 
 // Options says where Load finds the configuration besides the defaults.
 type Options struct {
-	// Path is the file; empty means $SLIPWAY_CONFIG, then DefaultPath.
+	// Path is the file; empty means $SLIPWAY_CONFIG, then Fallback.
 	Path string
+	// Fallback replaces DefaultPath as the last resort, such as
+	// <data-dir>/slipway.toml for slipway dev; it may be missing.
+	Fallback string
 	// Explicit says the user named Path (--config): then a missing file is
 	// an error rather than "use the defaults". A path from SLIPWAY_CONFIG is
 	// always explicit.
@@ -59,6 +62,8 @@ func (o Options) Load() (Config, error) {
 	if path == "" {
 		if p, ok := lookup(EnvConfigPath); ok && p != "" {
 			path, explicit = p, true
+		} else if o.Fallback != "" {
+			path = o.Fallback
 		} else {
 			path = DefaultPath
 		}
@@ -66,6 +71,7 @@ func (o Options) Load() (Config, error) {
 
 	c := Default()
 	origins := map[string]origin{}
+	var errs Errors
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -76,12 +82,13 @@ func (o Options) Load() (Config, error) {
 	case err != nil:
 		return Config{}, Errors{{Code: CodeFileUnreadable, Source: path, Message: err.Error()}}
 	default:
-		if errs := decodeInto(&c, data, path, origins); len(errs) > 0 {
+		var fatal bool
+		if errs, fatal = decodeInto(&c, data, path, origins); fatal {
 			return Config{}, errs
 		}
 	}
 
-	errs := applyEnv(&c, lookup, origins)
+	errs = append(errs, applyEnv(&c, lookup, origins)...)
 	for _, ov := range o.Overrides {
 		f, ok := fieldByKey(ov.Key)
 		if !ok {
@@ -94,42 +101,40 @@ func (o Options) Load() (Config, error) {
 		}
 		origins[f.Key] = origin{source: ov.Source}
 	}
-	if len(errs) > 0 {
-		return Config{}, errs
-	}
-	if err := validateAt(c, origins); err != nil {
-		return Config{}, err
-	}
-	return c, nil
+	return finish(c, origins, errs)
 }
 
 // Decode decodes a configuration file's contents over the defaults and
 // validates the result, without reading the environment; name is used in
-// errors. `slipway config validate` and tests use it through Load.
+// errors.
 func Decode(data []byte, name string) (Config, error) {
 	c := Default()
 	origins := map[string]origin{}
-	if errs := decodeInto(&c, data, name, origins); len(errs) > 0 {
+	errs, fatal := decodeInto(&c, data, name, origins)
+	if fatal {
 		return Config{}, errs
 	}
-	if err := validateAt(c, origins); err != nil {
-		return Config{}, err
+	return finish(c, origins, errs)
+}
+
+// finish validates c and returns every problem: those found so far (unknown
+// keys, bad variables) and the invalid values, each with where it came from.
+func finish(c Config, origins map[string]origin, errs Errors) (Config, error) {
+	for _, e := range c.validate() {
+		o := origins[e.Key]
+		e.Source, e.Line, e.Column = o.source, o.line, o.column
+		errs = append(errs, e)
+	}
+	if len(errs) > 0 {
+		return Config{}, errs
 	}
 	return c, nil
 }
 
-// validateAt validates c and says where each bad value came from.
-func validateAt(c Config, origins map[string]origin) error {
-	errs := c.validate()
-	for _, e := range errs {
-		o := origins[e.Key]
-		e.Source, e.Line, e.Column = o.source, o.line, o.column
-	}
-	return errs.orNil()
-}
-
 // decodeInto decodes data strictly over c and records where each key is.
-func decodeInto(c *Config, data []byte, name string, origins map[string]origin) Errors {
+// Unknown keys are reported without stopping, since go-toml has decoded
+// every known key by then; syntax and type errors stop decoding (fatal).
+func decodeInto(c *Config, data []byte, name string, origins map[string]origin) (errs Errors, fatal bool) {
 	d := toml.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	err := d.Decode(c)
@@ -138,7 +143,6 @@ func decodeInto(c *Config, data []byte, name string, origins map[string]origin) 
 	switch {
 	case err == nil:
 	case errors.As(err, &strict):
-		errs := make(Errors, 0, len(strict.Errors))
 		for i := range strict.Errors {
 			e := &strict.Errors[i]
 			line, col := e.Position()
@@ -146,18 +150,17 @@ func decodeInto(c *Config, data []byte, name string, origins map[string]origin) 
 			errs = append(errs, &Error{Key: key, Code: CodeKeyUnknown, Source: name, Line: line, Column: col,
 				Message: "unknown key; see docs/configuration.md for every key" + suggest(key)})
 		}
-		return errs
 	case errors.As(err, &de):
 		line, col := de.Position()
 		key := strings.Join(de.Key(), ".")
-		return Errors{typeError(key, de.Error(), name, line, col)}
+		return Errors{typeError(key, de.Error(), name, line, col)}, true
 	default:
-		return Errors{{Code: CodeSyntax, Source: name, Message: err.Error()}}
+		return Errors{{Code: CodeSyntax, Source: name, Message: err.Error()}}, true
 	}
 	for key, pos := range keyPositions(data) {
 		origins[key] = origin{source: name, line: pos[0], column: pos[1]}
 	}
-	return nil
+	return errs, false
 }
 
 // typeError turns go-toml's message, which names Go types, into one that

@@ -39,10 +39,14 @@ func (c Config) validate() Errors {
 	if c.DataDir == "" {
 		v.add("data_dir", CodeRequired, "must name a directory")
 	}
-	switch c.LogLevel {
+	switch strings.ToLower(c.LogLevel) { // as slog.Level.UnmarshalText reads it
 	case "debug", "info", "warn", "error":
 	default:
 		v.add("log_level", CodeValueInvalid, fmt.Sprintf("must be debug, info, warn or error, got %q", c.LogLevel))
+	}
+
+	if id := c.InstallationID; id == "" || len(id) > 63 || strings.Trim(id, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		v.add("installation_id", CodeValueInvalid, fmt.Sprintf("must be 1-63 lowercase letters, digits and hyphens, got %q", id))
 	}
 
 	r := c.Reconciliation

@@ -67,6 +67,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &SessionCleanupWorker{deps: deps}),
 		river.AddWorkerSafely(workers, &DeployWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
+		river.AddWorkerSafely(workers, &ReconcileWorker{Pipeline: deps.Pipeline}),
 	)
 }
 
@@ -77,6 +78,9 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(sessionCleanupInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{}, nil },
 			&river.PeriodicJobOpts{ID: SessionCleanupArgs{}.Kind(), RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
+			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind(), RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(ResumeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return DeploymentResumeArgs{}, nil },
 			&river.PeriodicJobOpts{ID: DeploymentResumeArgs{}.Kind(), RunOnStart: true}),

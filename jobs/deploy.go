@@ -16,6 +16,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -193,6 +194,10 @@ func asCoded(err error) error {
 	var c codedError
 	if errors.As(err, &c) && c.ErrorCode() != "" {
 		return &Failure{Code: c.ErrorCode(), Message: c.Error()}
+	}
+	var se *secrets.Error
+	if errors.As(err, &se) {
+		return &Failure{Code: se.Code, Message: se.Message}
 	}
 	return err
 }

@@ -57,9 +57,21 @@ func (r *run) envRef() swarm.EnvRef {
 	return swarm.EnvRef{ID: r.env.ID, ShortID: store.ShortID(r.env.ID)}
 }
 
-// transition moves the deployment on, tolerating a retry that finds it there.
+// stageOrder ranks the live states: a resumed deployment skips the
+// transitions it already made.
+var stageOrder = map[store.DeploymentState]int{
+	store.StateRequested:   0,
+	store.StateCapturing:   1,
+	store.StatePreparing:   2,
+	store.StateRunningJobs: 3,
+	store.StateRollingOut:  4,
+	store.StateSucceeded:   5,
+}
+
+// transition moves the deployment on, tolerating a retry or a resumed
+// deployment that is there already, or past it.
 func (r *run) transition(ctx context.Context, to store.DeploymentState, from ...store.DeploymentState) error {
-	if r.d.State == to {
+	if cur, ok := stageOrder[r.d.State]; ok && cur >= stageOrder[to] {
 		return nil
 	}
 	d, err := r.p.Store.TransitionDeployment(ctx, r.d.TeamID, r.d.ID, from, to)
@@ -361,31 +373,9 @@ func (r *run) images() map[string]string {
 // plan computes what should run, checks it against what runs, and creates
 // the networks, volumes, configs and secrets the services need.
 func (r *run) plan(ctx context.Context) error {
-	secrets, err := r.secretValues(ctx)
+	desired, err := r.buildDesired(ctx)
 	if err != nil {
 		return err
-	}
-	in := swarm.DesiredInput{
-		Manifest:     r.rendered,
-		TeamID:       r.d.TeamID,
-		AppID:        r.app.ID,
-		EnvID:        r.env.ID,
-		EnvShortID:   store.ShortID(r.env.ID),
-		DeploymentID: r.d.ID,
-		Images:       r.images(),
-		Secrets:      secrets,
-		Routed:       routedServices(r.rendered),
-	}
-	if r.p.Routes != nil && len(in.Routed) > 0 {
-		name, proxies, err := r.p.Routes.Network(ctx, r.env)
-		if err != nil {
-			return err
-		}
-		in.IngressNetwork, in.IngressProxies = name, proxies
-	}
-	desired, err := swarm.Desired(in)
-	if err != nil {
-		return fail(codeOf(err, "plan_failed"), "%v", err)
 	}
 	r.desired = desired
 	observed, err := r.p.Driver.Observe(ctx, r.envRef())
@@ -409,14 +399,52 @@ func (r *run) plan(ctx context.Context) error {
 			return err
 		}
 	}
+	return r.ensureObjects(ctx)
+}
+
+// ensureObjects creates the networks, volumes, configs and secrets the
+// desired services need.
+func (r *run) ensureObjects(ctx context.Context) error {
 	for _, ensure := range []func(context.Context, swarm.DesiredState) error{
 		r.p.Driver.EnsureNetworks, r.p.Driver.EnsureVolumes, r.p.Driver.EnsureConfigs, r.p.Driver.EnsureSecrets,
 	} {
-		if err := ensure(ctx, desired); err != nil {
+		if err := ensure(ctx, r.desired); err != nil {
 			return asFailure(err)
 		}
 	}
 	return nil
+}
+
+// buildDesired turns the captured, rendered manifest and the prepared
+// images and pinned secrets into the Swarm objects that should run.
+func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
+	secrets, err := r.secretValues(ctx)
+	if err != nil {
+		return swarm.DesiredState{}, err
+	}
+	in := swarm.DesiredInput{
+		Manifest:     r.rendered,
+		TeamID:       r.d.TeamID,
+		AppID:        r.app.ID,
+		EnvID:        r.env.ID,
+		EnvShortID:   store.ShortID(r.env.ID),
+		DeploymentID: r.d.ID,
+		Images:       r.images(),
+		Secrets:      secrets,
+		Routed:       routedServices(r.rendered),
+	}
+	if r.p.Routes != nil && len(in.Routed) > 0 {
+		name, proxies, err := r.p.Routes.Network(ctx, r.env)
+		if err != nil {
+			return swarm.DesiredState{}, err
+		}
+		in.IngressNetwork, in.IngressProxies = name, proxies
+	}
+	desired, err := swarm.Desired(in)
+	if err != nil {
+		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
+	}
+	return desired, nil
 }
 
 // secretValues returns the pinned secrets' values.

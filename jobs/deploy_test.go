@@ -411,3 +411,45 @@ func stepNames(p jobs.Progress) []string {
 	}
 	return out
 }
+
+func TestReconcile_RepairsManualScale(t *testing.T) {
+	t.Parallel()
+	b := setupPipeline(t, "production")
+	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
+	d := b.deploy(t, webManifest(b.app.Name, web, job, ""))
+	expectState(t, d, store.StateSucceeded)
+
+	ctx := context.Background()
+	cli := swarmtest.Client(t)
+	svc := b.services(t)["web"]
+	one := uint64(1)
+	svc.Spec.Mode.Replicated.Replicas = &one
+	if _, err := cli.ServiceUpdate(ctx, svc.ID, svc.Version, svc.Spec, dockerswarm.ServiceUpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	w := &jobs.ReconcileWorker{Pipeline: b.pipeline}
+	// The periodic scan finds the environment among every maintained one.
+	if err := w.Work(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := *b.services(t)["web"].Spec.Mode.Replicated.Replicas; r != 2 {
+		t.Fatalf("web has %d replicas after reconciliation, want 2", r)
+	}
+	repaired, err := w.Reconcile(ctx, b.team.ID, d.ID)
+	must(t, err)
+	if len(repaired) != 0 {
+		t.Fatalf("a second reconciliation repaired %v: it should find nothing to do", repaired)
+	}
+	events, err := b.st.ListEvents(ctx, b.team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: d.ID})
+	must(t, err)
+	found := false
+	for _, e := range events {
+		if e.Verb == "drift.repaired" && strings.Contains(string(e.Details), "replicas") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no drift.repaired event naming replicas was recorded")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/riverqueue/river/rivertype"
 )
 
 func TestRegistry_Handler(t *testing.T) {
@@ -258,4 +261,68 @@ func BenchmarkObserveGatewayRequest(b *testing.B) {
 			r.ObserveGatewayRequest("app.example.com", 200, time.Millisecond)
 		}
 	})
+}
+
+func TestRegistry_RiverMiddleware(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	mw := r.RiverMiddleware()
+	scheduled := time.Now().Add(-3 * time.Second)
+	attempted := scheduled.Add(2 * time.Second)
+	for _, inner := range []error{
+		nil,
+		errors.New("boom"),
+		&rivertype.JobSnoozeError{Duration: time.Second},
+		fmt.Errorf("wrapped: %w", &rivertype.JobCancelError{}),
+	} {
+		job := &rivertype.JobRow{Kind: "deploy", ScheduledAt: scheduled, AttemptedAt: &attempted}
+		err := mw.Work(t.Context(), job, func(context.Context) error { return inner })
+		if err != inner {
+			t.Errorf("middleware changed the error: %v -> %v", inner, err)
+		}
+	}
+	if n := testutil.CollectAndCount(r.jobRun, "slipway_job_duration_seconds"); n != 4 {
+		t.Fatalf("job duration series = %d, want 4", n)
+	}
+	for _, outcome := range []string{"ok", "error", "snooze", "cancel"} {
+		if got := histogramCount(t, r, "slipway_job_duration_seconds", map[string]string{"kind": "deploy", "outcome": outcome}); got != 1 {
+			t.Errorf("outcome %s observed %d times, want 1", outcome, got)
+		}
+	}
+	if got := histogramSum(t, r, "slipway_job_latency_seconds", map[string]string{"kind": "deploy"}); got != 8 {
+		t.Errorf("latency sum = %v, want 4 attempts x 2s", got)
+	}
+}
+
+// histogramCount and histogramSum read one series of a histogram family.
+func histogramCount(t *testing.T, r *Registry, name string, labels map[string]string) uint64 {
+	return histogramSeries(t, r, name, labels).GetSampleCount()
+}
+
+func histogramSum(t *testing.T, r *Registry, name string, labels map[string]string) float64 {
+	return histogramSeries(t, r, name, labels).GetSampleSum()
+}
+
+func histogramSeries(t *testing.T, r *Registry, name string, labels map[string]string) *dto.Histogram {
+	t.Helper()
+	families, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if labels[lp.GetName()] != lp.GetValue() {
+					continue series
+				}
+			}
+			return m.GetHistogram()
+		}
+	}
+	t.Fatalf("no series %s%v", name, labels)
+	return nil
 }

@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -78,5 +80,52 @@ func TestQueueDepthQuery(t *testing.T) {
 	}
 	if err := testutil.GatherAndCompare(r.Gatherer(), strings.NewReader(b.String()), "slipway_river_jobs"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRiverMiddleware_RealClient works a job through a real River client
+// with the middleware installed.
+func TestRiverMiddleware_RealClient(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, err := pgxpool.New(ctx, storetest.NewDatabaseURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	r := metrics.New(nil)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, river.WorkFunc(func(context.Context, *river.Job[probeArgs]) error { return nil }))
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:     map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		Workers:    workers,
+		Middleware: []rivertype.Middleware{r.RiverMiddleware()},
+		Logger:     slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, cancel := client.Subscribe(river.EventKindJobCompleted)
+	defer cancel()
+	if err := client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = client.Stop(stopCtx)
+	})
+	if _, err := client.Insert(ctx, probeArgs{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-events:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job did not complete")
+	}
+	for _, name := range []string{"slipway_job_duration_seconds", "slipway_job_latency_seconds"} {
+		if n, err := testutil.GatherAndCount(r.Gatherer(), name); err != nil || n != 1 {
+			t.Errorf("%s: %d series, %v; want the one attempt", name, n, err)
+		}
 	}
 }

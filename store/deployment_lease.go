@@ -88,3 +88,31 @@ func (s *Store) EarlierLiveDeployment(ctx context.Context, teamID, environmentID
 		ORDER BY created_at LIMIT 1`, teamID, environmentID, id))
 	return d, wrap("find earlier live deployment", err)
 }
+
+// ListMaintainedDeployments returns, for every environment, the deployment
+// drift repair maintains: its latest successful one, when that is also its
+// latest finished one and nothing is deploying it now. It spans teams (a
+// maintenance method for the reconciler).
+func (s *Store) ListMaintainedDeployments(ctx context.Context) ([]DeploymentRef, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT latest.team_id, latest.id, 0 FROM (
+			SELECT DISTINCT ON (environment_id) team_id, id, environment_id, state
+			FROM deployments
+			WHERE state IN ('succeeded', 'failed')
+			ORDER BY environment_id, finished_at DESC
+		) latest
+		WHERE latest.state = 'succeeded'
+		  AND NOT EXISTS (
+			SELECT 1 FROM deployments live
+			WHERE live.team_id = latest.team_id AND live.environment_id = latest.environment_id
+			  AND live.state IN ('requested', 'capturing', 'preparing', 'running_jobs', 'rolling_out'))`)
+	if err != nil {
+		return nil, wrap("list maintained deployments", err)
+	}
+	refs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeploymentRef, error) {
+		var r DeploymentRef
+		err := row.Scan(&r.TeamID, &r.ID, &r.Resumes)
+		return r, err
+	})
+	return refs, wrap("list maintained deployments", err)
+}

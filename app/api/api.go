@@ -24,17 +24,23 @@ type Config struct {
 	Store  *store.Store
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Jobs queues deployments; Runtime reads Docker for the status
+	// endpoint. Either may be nil: the routes then say what is missing.
+	Jobs    JobInserter
+	Runtime RuntimeReader
 }
 
 type handler struct {
-	store *store.Store
-	log   *slog.Logger
-	now   func() time.Time
+	store   *store.Store
+	log     *slog.Logger
+	now     func() time.Time
+	jobs    JobInserter
+	runtime RuntimeReader
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now}
+	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime}
 	r.Use(h.authenticate)
 	r.Get("/me", h.meShow)
 	r.Get("/teams", h.teamList)
@@ -45,6 +51,7 @@ func Register(r fiber.Router, cfg Config) {
 	r.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
 	r.Get("/applications/:app", h.requireScope(auth.AppsRead), h.applicationShow)
 	r.Delete("/applications/:app", h.requireScope(auth.AppsDelete), h.applicationDelete)
+	h.registerDeploy(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -100,7 +100,14 @@ func addConfigFlag(cmd *cobra.Command) {
 // "listen": "listen"): a flag the user set wins over file and environment,
 // while its default never does.
 func loadConfig(cmd *cobra.Command, flagKeys map[string]string) (config.Config, error) {
-	o := config.Options{}
+	return loadConfigOr(cmd, "", flagKeys)
+}
+
+// loadConfigOr is loadConfig with fallback in place of
+// /etc/slipway/slipway.toml when neither --config nor SLIPWAY_CONFIG names
+// a file: slipway dev passes <data-dir>/slipway.toml.
+func loadConfigOr(cmd *cobra.Command, fallback string, flagKeys map[string]string) (config.Config, error) {
+	o := config.Options{Fallback: fallback}
 	if f := cmd.Flags().Lookup("config"); f != nil && f.Changed {
 		o.Path, o.Explicit = f.Value.String(), true
 	}

@@ -51,7 +51,7 @@ func TestConfigValidateCommand(t *testing.T) {
 	}
 
 	out, err = runConfigCommand(t, "validate", "--config", bad)
-	if exitCode(err) != 1 || !strings.Contains(out, bad+":3:1: ingress.bogus: unknown key") {
+	if err == nil || exitCode(err) != 1 || !strings.Contains(out, bad+":3:1: ingress.bogus: unknown key") {
 		t.Errorf("unknown key: exit %d, %v\n%s", exitCode(err), err, out)
 	}
 
@@ -61,7 +61,7 @@ func TestConfigValidateCommand(t *testing.T) {
 		Valid  bool
 		Errors []config.Error
 	}
-	if jerr := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &got); jerr != nil || exitCode(err) != 1 {
+	if jerr := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')+1]), &got); jerr != nil || err == nil || exitCode(err) != 1 {
 		t.Fatalf("json output: %v, %v\n%s", jerr, err, out)
 	}
 	if got.Valid || len(got.Errors) != 1 || got.Errors[0].Key != "worker.deploy_concurrency" || got.Errors[0].Source != "env SLIPWAY_WORKER_DEPLOY_CONCURRENCY" || got.Errors[0].Code != config.CodeOutOfRange {
@@ -70,7 +70,7 @@ func TestConfigValidateCommand(t *testing.T) {
 	t.Setenv("SLIPWAY_WORKER_DEPLOY_CONCURRENCY", "")
 
 	out, err = runConfigCommand(t, "validate", "--config", filepath.Join(dir, "missing.toml"))
-	if exitCode(err) != 1 || !strings.Contains(out, config.CodeFileMissing) {
+	if err == nil || exitCode(err) != 1 || !strings.Contains(out, config.CodeFileMissing) {
 		t.Errorf("named missing file: %v\n%s", err, out)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/localpg"
 )
@@ -64,6 +65,16 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		return fmt.Errorf("--data-dir %s: %w", o.dataDir, err)
 	}
 
+	// dev keeps its own secret key in the data directory unless one is
+	// configured; serve and worker elsewhere refuse to start without one.
+	if os.Getenv("SLIPWAY_SECRET_KEY_FILE") == "" && os.Getenv("SLIPWAY_SECRET_KEY") == "" {
+		keyFile := filepath.Join(dataDir, "secret.key")
+		if _, err := keyring.LoadOrCreate(keyFile); err != nil {
+			return fmt.Errorf("secret key %s: %w", keyFile, err)
+		}
+		os.Setenv("SLIPWAY_SECRET_KEY_FILE", keyFile)
+	}
+
 	// serve and worker share the pool; the first to fail, or the private
 	// Postgres exiting on its own, stops everything.
 	ctx, cancel := context.WithCancel(ctx)
@@ -101,6 +112,16 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	defer pool.Close()
 	st := store.New(pool)
 
+	// The HTTP side queues deployments for the worker below and reads
+	// Docker for the status endpoint, exactly as serve does.
+	inserter, err := newJobClient(pool, logger, false)
+	if err != nil {
+		return err
+	}
+	runtime, err := newRuntimeReader(logger)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
@@ -115,7 +136,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime})
 	})
 	wg.Go(func() {
 		defer cancel()

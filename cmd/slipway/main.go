@@ -37,6 +37,8 @@ func newRootCommand() *cobra.Command {
 		newMigrateCommand(),
 		newConfigCommand(),
 		newAdminCommand(),
+		newEnvCommand(),
+		newDeploymentCommand(),
 	)
 	return root
 }

@@ -25,6 +25,7 @@ func newAppCommand() *cobra.Command {
 		Short: "Validate, render, plan and manage applications",
 	}
 	addOfflineAppCommands(app)
+	addServerAppCommands(app)
 	return app
 }
 

@@ -42,12 +42,16 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			runtime, err := newRuntimeReader(logger)
+			if err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("--listen %s: %w", listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
-			return serveHTTP(ctx, ln, app.Config{Store: store.New(pool), Logger: logger, SecureCookies: secure, Jobs: inserter})
+			return serveHTTP(ctx, ln, app.Config{Store: store.New(pool), Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

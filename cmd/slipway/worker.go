@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -43,10 +45,16 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 	workers := river.NewWorkers()
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
 	if work {
+		// No fallback key: a worker without one refuses to start.
+		kr, err := keyring.Load(keyring.ConfigFromEnv(os.Getenv))
+		if err != nil {
+			return nil, err
+		}
 		p, err := newPipeline(deps.Store, logger, pipelineSettingsFromEnv())
 		if err != nil {
 			return nil, err
 		}
+		p.Secrets = secrets.NewSource(deps.Store, kr)
 		deps.Pipeline = p
 	}
 	if err := jobs.Register(workers, deps); err != nil {

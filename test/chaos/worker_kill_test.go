@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,9 @@ func slipwayBinary(t *testing.T) string {
 	return bin
 }
 
+// testSecretKey is the workers' key-encryption key in these tests.
+var testSecretKey = strings.Repeat("5a", 32)
+
 // startWorker runs `slipway worker` against the database.
 func startWorker(t *testing.T, bin, databaseURL, logName string) *exec.Cmd {
 	t.Helper()
@@ -48,7 +52,7 @@ func startWorker(t *testing.T, bin, databaseURL, logName string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "worker")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+databaseURL, "SLIPWAY_IMAGES_PULL=false")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+databaseURL, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_SECRET_KEY="+testSecretKey)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -81,11 +81,18 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/json")
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return c.roundTrip(req, out)
+}
+
+// roundTrip authenticates req, sends it and decodes the answer into out
+// (unless nil); a non-2xx answer is an *Error.
+func (c *Client) roundTrip(req *http.Request, out any) error {
+	method, path := req.Method, req.URL.Path
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)

@@ -1,0 +1,309 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views/page"
+	"github.com/slipwayhq/slipway/views/partial"
+)
+
+// This file turns store rows into what the application pages show; the
+// handlers (one per file) load, call these and render.
+
+// loadApplication reads the :app parameter within the visitor's team; an
+// application of another team is not found.
+func (h *handler) loadApplication(c *fiber.Ctx, tab string) (store.Application, page.AppHeader, error) {
+	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app"))
+	if err != nil {
+		return store.Application{}, page.AppHeader{}, err
+	}
+	return a, page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: tab}, nil
+}
+
+// isFragment is true when htmx asks for a piece of a page rather than a
+// whole one (render makes the same distinction for its shell).
+func isFragment(c *fiber.Ctx) bool {
+	return c.Get("HX-Request") == "true" && c.Get("HX-Boosted") != "true"
+}
+
+// enqueue inserts a job in the transaction of tx, for the service layer.
+func (h *handler) enqueue(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+	if h.jobs == nil {
+		return errors.New("enqueue: this server was started without a job queue")
+	}
+	if _, err := h.jobs.InsertTx(ctx, tx.Tx(), args, nil); err != nil {
+		return fmt.Errorf("enqueue %s: %w", args.Kind(), err)
+	}
+	return nil
+}
+
+// people names actors ("user:<id>", "token:<id>") as the team knows them.
+type people map[string]string
+
+func (h *handler) people(ctx context.Context, teamID string) (people, error) {
+	members, err := h.store.ListMembers(ctx, teamID)
+	if err != nil {
+		return nil, err
+	}
+	p := people{}
+	for _, m := range members {
+		p["user:"+m.UserID] = m.Email
+	}
+	return p, nil
+}
+
+func (p people) name(actor string) string {
+	if n, ok := p[actor]; ok {
+		return n
+	}
+	switch {
+	case strings.HasPrefix(actor, "token:"):
+		return "an API token"
+	case strings.HasPrefix(actor, "user:"):
+		return "a former member"
+	case actor == "":
+		return "someone"
+	}
+	return actor
+}
+
+// environmentState sums an environment up from its latest deployment and
+// whether any deployment of it ever succeeded (then a failed attempt left
+// the previous one running: degraded, not failed).
+func environmentState(latest *store.Deployment, everSucceeded bool) string {
+	if latest == nil {
+		return "stopped"
+	}
+	switch {
+	case !latest.State.Terminal():
+		return "deploying"
+	case latest.State == store.StateSucceeded:
+		return "running"
+	case latest.State == store.StateFailed && everSucceeded:
+		return "degraded"
+	case latest.State == store.StateFailed:
+		return "failed"
+	case everSucceeded:
+		return "running"
+	}
+	return "stopped"
+}
+
+// environmentStatus is an environment with its latest deployment and the
+// latest one that succeeded (what runs now), either nil.
+type environmentStatus struct {
+	env       store.Environment
+	latest    *store.Deployment
+	succeeded *store.Deployment
+}
+
+func (s environmentStatus) state() string { return environmentState(s.latest, s.succeeded != nil) }
+
+// environmentStatuses loads the application's environments (not previews)
+// with their deployments, by name.
+func (h *handler) environmentStatuses(ctx context.Context, teamID, appID string) ([]environmentStatus, error) {
+	envs, err := h.store.ListEnvironments(ctx, teamID, appID)
+	if err != nil {
+		return nil, err
+	}
+	var out []environmentStatus
+	for _, e := range envs {
+		if e.Kind != store.KindEnvironment {
+			continue
+		}
+		s := environmentStatus{env: e}
+		ds, err := h.store.ListDeployments(ctx, teamID, store.DeploymentFilter{EnvironmentID: e.ID, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(ds) == 1 {
+			s.latest = &ds[0]
+		}
+		ok, err := h.store.LatestSucceededDeployment(ctx, teamID, e.ID)
+		switch {
+		case err == nil:
+			s.succeeded = &ok
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].env.Name < out[j].env.Name })
+	return out, nil
+}
+
+// environmentViews turns statuses into the Overview/Environments rows;
+// services and routes come from the manifest the running deployment
+// rendered (or, while none ran, the one being deployed).
+func (h *handler) environmentViews(statuses []environmentStatus, who people, appID string) []page.EnvironmentView {
+	names := map[string]string{}
+	for _, s := range statuses {
+		names[s.env.ID] = s.env.Name
+	}
+	out := make([]page.EnvironmentView, len(statuses))
+	for i, s := range statuses {
+		v := page.EnvironmentView{
+			ID: s.env.ID, Name: s.env.Name, State: s.state(), PromoteFrom: names[s.env.PromoteFrom],
+			Branch: s.env.Branch, Visibility: s.env.Visibility, Rollback: s.env.Rollback,
+		}
+		if s.latest != nil {
+			d := h.deploymentView(*s.latest, s.env, who)
+			v.Latest = &d
+		}
+		source := s.succeeded
+		if source == nil {
+			source = s.latest
+		}
+		if source != nil && source.RenderedManifest != nil {
+			var m manifest.Manifest
+			if err := json.Unmarshal(source.RenderedManifest, &m); err == nil {
+				v.Services, v.Routes = servicesAndRoutes(&m)
+				for _, w := range manifest.Warnings(&m) {
+					v.Warnings = append(v.Warnings, w.Path+": "+w.Message)
+				}
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func servicesAndRoutes(m *manifest.Manifest) ([]page.ServiceRow, []page.RouteRow) {
+	var services []page.ServiceRow
+	for _, s := range m.Spec.Services {
+		image := s.Source.Image
+		if s.Source.Type == manifest.SourceGit {
+			image = "built from git"
+			if s.Source.Repository != nil && s.Source.Repository.URL != "" {
+				image = "built from " + s.Source.Repository.URL
+			}
+		}
+		services = append(services, page.ServiceRow{Name: s.Name, Replicas: fmt.Sprint(s.Replicas.Or(1)), Image: image})
+	}
+	var routes []page.RouteRow
+	for _, r := range m.Spec.Routes {
+		row := page.RouteRow{Hostname: r.Hostname}
+		if !strings.HasPrefix(r.Hostname, "*.") {
+			row.URL = "https://" + r.Hostname + "/"
+		}
+		switch {
+		case r.Redirect != nil:
+			row.Target = "redirect to " + r.Redirect.To
+		default:
+			row.Target = fmt.Sprintf("%s:%d", r.Service, r.Port)
+		}
+		routes = append(routes, row)
+	}
+	return services, routes
+}
+
+// deploymentView is a deployment with its steps, as the timeline shows it.
+func (h *handler) deploymentView(d store.Deployment, env store.Environment, who people) partial.DeploymentView {
+	now := h.now()
+	v := partial.DeploymentView{
+		ID: d.ID, ApplicationID: d.ApplicationID, Environment: env.Name, State: string(d.State), Revision: d.Revision,
+		Origin: string(d.Origin), Actor: who.name(d.Actor), Created: when(&d.CreatedAt),
+		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Terminal: d.State.Terminal(),
+		Restorable: d.RenderedManifest != nil, Retryable: env.PromoteFrom == "",
+	}
+	end := now
+	if d.FinishedAt != nil {
+		end = *d.FinishedAt
+	}
+	start := d.CreatedAt
+	v.Elapsed = elapsed(end.Sub(start))
+	progress, err := jobs.ParseProgress(d.Steps)
+	if err != nil {
+		// A record the worker wrote and this reader cannot parse is shown as
+		// missing rather than failing the page.
+		h.log.Warn("deployment steps unreadable", "deployment", d.ID, "err", err)
+	}
+	for _, s := range progress.Steps {
+		stop := now
+		if s.FinishedAt != nil {
+			stop = *s.FinishedAt
+		} else if v.Terminal {
+			stop = end
+		}
+		v.Steps = append(v.Steps, partial.StepView{
+			Name: s.Name, Label: stepLabel(s.Name), State: s.State, Message: s.Message, Output: s.Output,
+			Elapsed: elapsed(stop.Sub(s.StartedAt)),
+		})
+	}
+	return v
+}
+
+// stepLabel names a pipeline step as the timeline shows it.
+func stepLabel(name string) string {
+	if kind, target, ok := strings.Cut(name, ":"); ok {
+		switch kind {
+		case "job":
+			return "Running job " + target
+		case "rollout":
+			return "Rolling out " + target
+		}
+		return name
+	}
+	switch name {
+	case "capture":
+		return "Capturing"
+	case "prepare":
+		return "Preparing images"
+	case "plan":
+		return "Planning"
+	case "routes":
+		return "Activating routes"
+	case "cleanup":
+		return "Cleaning up"
+	}
+	return name
+}
+
+// elapsed is a duration as people read it: 850ms, 12s, 3m04s.
+func elapsed(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// manifestErrorViews lists a *service.ManifestError's errors in line order.
+func manifestErrorViews(err error) ([]partial.ManifestErrorView, bool) {
+	var me *service.ManifestError
+	if !errors.As(err, &me) {
+		return nil, false
+	}
+	out := make([]partial.ManifestErrorView, len(me.Errors))
+	for i, e := range me.Errors {
+		out[i] = partial.ManifestErrorView{Line: e.Line, Column: e.Column, Path: e.Path, Code: e.Code, Message: e.Message}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		// Errors without a line go last; they concern the whole document.
+		li, lj := out[i].Line, out[j].Line
+		if li == 0 || lj == 0 {
+			return lj == 0 && li != 0
+		}
+		return li < lj
+	})
+	return out, true
+}

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+// deploymentAction runs one of the deployment page's buttons and goes to
+// the deployment it leads to; a refusal (already finished, promoted
+// environment, ...) is shown on the page beside the buttons.
+func (h *handler) deploymentAction(c *fiber.Ctx, act func(d store.Deployment, env store.Environment) (store.Deployment, error)) error {
+	a, header, d, err := h.loadDeployment(c, "deployments")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	env, err := h.store.GetEnvironment(ctx, a.TeamID, d.EnvironmentID)
+	if err != nil {
+		return err
+	}
+	next, err := act(d, env)
+	var ie *service.InputError
+	if errors.As(err, &ie) {
+		who, err := h.people(ctx, a.TeamID)
+		if err != nil {
+			return err
+		}
+		if d, err = h.store.GetDeployment(ctx, a.TeamID, d.ID); err != nil {
+			return err
+		}
+		v := h.deploymentView(d, env, who)
+		v.ActionError = ie.Message + " (" + ie.Code + ")"
+		if isFragment(c) {
+			c.Set("HX-Retarget", "#main")
+			c.Set("HX-Reswap", "innerHTML")
+		}
+		return h.render(c, http.StatusUnprocessableEntity, a.Name+" · Deployment", page.DeploymentDetail(header, v))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/applications/"+a.ID+"/deployments/"+next.ID)
+}

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+// environmentDeploy deploys the environment from the saved manifest.
+func (h *handler) environmentDeploy(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "environments")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	env, err := h.store.GetEnvironment(ctx, a.TeamID, c.Params("environment"))
+	if err != nil {
+		return err
+	}
+	if env.ApplicationID != a.ID {
+		return fiber.ErrNotFound
+	}
+	d, err := service.RequestDeployment(ctx, h.store, visitorOf(c).actor(), h.enqueue, a.ID, env.Name)
+	var ie *service.InputError
+	if errors.As(err, &ie) {
+		envs, err := h.environmentPage(c, a.TeamID, a.ID)
+		if err != nil {
+			return err
+		}
+		if isFragment(c) {
+			// The confirm-then-post came from htmx: show the whole tab with
+			// the error beside the environment's button.
+			c.Set("HX-Retarget", "#main")
+			c.Set("HX-Reswap", "innerHTML")
+		}
+		return h.render(c, http.StatusUnprocessableEntity, a.Name+" · Environments",
+			page.ApplicationEnvironments(header, envs, map[string]string{env.ID: ie.Message + " (" + ie.Code + ")"}))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/applications/"+a.ID+"/deployments/"+d.ID)
+}

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views"
+	"github.com/slipwayhq/slipway/views/page"
+	"github.com/slipwayhq/slipway/views/partial"
+)
+
+// manifestForm is what the editor posts: the document (typed, or a file
+// that wins over the text), its format, and the application it edits ("" on
+// the create form) at the revision the author started from.
+type manifestForm struct {
+	source           string
+	format           string
+	applicationID    string
+	expectedRevision *int64
+	intent           string // save or deploy
+}
+
+func readManifestForm(c *fiber.Ctx) (manifestForm, error) {
+	f := manifestForm{source: c.FormValue("manifest"), applicationID: c.FormValue("application"), intent: c.FormValue("intent")}
+	if fh, err := c.FormFile("manifest_file"); err == nil && fh.Size > 0 {
+		file, err := fh.Open()
+		if err != nil {
+			return f, err
+		}
+		defer file.Close()
+		b, err := io.ReadAll(io.LimitReader(file, BodyLimit))
+		if err != nil {
+			return f, err
+		}
+		f.source = string(b)
+		if strings.EqualFold(path.Ext(fh.Filename), ".json") {
+			f.format = "json"
+		}
+	}
+	// Browsers send textarea lines with CRLF; positions count LF lines.
+	f.source = strings.ReplaceAll(f.source, "\r\n", "\n")
+	if f.format == "" {
+		f.format = "toml"
+		if strings.HasPrefix(strings.TrimSpace(f.source), "{") {
+			f.format = "json"
+		}
+	}
+	if r := c.FormValue("expected_revision"); r != "" {
+		n, err := strconv.ParseInt(r, 10, 64)
+		if err != nil {
+			return f, fiber.NewError(http.StatusBadRequest, "expected_revision must be a revision number")
+		}
+		f.expectedRevision = &n
+	}
+	return f, nil
+}
+
+// editorFor starts an editor view with what the visitor may do.
+func editorFor(ctx context.Context, applicationID string, expected int64, source string) partial.EditorView {
+	return partial.EditorView{
+		ApplicationID: applicationID, ExpectedRevision: expected, Source: source, Upload: applicationID == "",
+		CanSave: views.Can(ctx, "apps:write"), CanDeploy: views.Can(ctx, "apps:write") && views.Can(ctx, "apps:deploy"),
+	}
+}
+
+// viewContext is the request's context as templates see it, for deciding
+// which controls an editor offers before rendering.
+func (h *handler) viewContext(c *fiber.Ctx) context.Context {
+	return views.WithRequest(c.UserContext(), h.viewRequest(c, visitorOf(c)))
+}
+
+// renderEditor shows the editor where it was used: the applications page
+// when creating, the application's Manifest tab when editing.
+func (h *handler) renderEditor(c *fiber.Ctx, status int, f manifestForm, editor partial.EditorView) error {
+	if f.applicationID == "" {
+		rows, err := h.applicationRows(c)
+		if err != nil {
+			return err
+		}
+		return h.render(c, status, "Applications", page.Applications(rows, "", nil, editor))
+	}
+	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, f.applicationID)
+	if err != nil {
+		return err
+	}
+	v, err := h.manifestView(c, a, editor)
+	if err != nil {
+		return err
+	}
+	return h.render(c, status, a.Name+" · Manifest", page.ApplicationManifest(page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: "manifest"}, v))
+}
+
+// savedManifest is the application's current revision decoded, nil when it
+// has none.
+func (h *handler) savedManifest(ctx context.Context, teamID, appID string) (*manifest.Manifest, store.ManifestRevision, error) {
+	rev, err := h.store.GetCurrentManifestRevision(ctx, teamID, appID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, store.ManifestRevision{}, nil
+	}
+	if err != nil {
+		return nil, rev, err
+	}
+	m, err := decodeSaved(rev)
+	return m, rev, err
+}
+
+func decodeSaved(rev store.ManifestRevision) (*manifest.Manifest, error) {
+	var m manifest.Manifest
+	d := json.NewDecoder(bytes.NewReader(rev.Manifest))
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/views/partial"
+)
+
+// manifestSave saves the posted manifest as the next revision (creating
+// the application on the create form), and deploys it when asked.
+func (h *handler) manifestSave(c *fiber.Ctx) error {
+	f, err := readManifestForm(c)
+	if err != nil {
+		return err
+	}
+	v := visitorOf(c)
+	deploy := f.intent == "deploy"
+	if deploy && !v.role().Has(auth.AppsDeploy) {
+		return fiber.NewError(http.StatusForbidden, fmt.Sprintf("Your role (%s) does not allow deploying: it needs the %s permission.", v.role(), auth.AppsDeploy))
+	}
+	editor := editorFor(h.viewContext(c), f.applicationID, deref(f.expectedRevision), f.source)
+	if f.applicationID != "" {
+		// Saving from an application's page must not create or overwrite
+		// another application by changing metadata.name.
+		a, err := h.store.GetApplication(c.UserContext(), v.current.Team.ID, f.applicationID)
+		if err != nil {
+			return err
+		}
+		if m, _, err := service.DecodeManifest([]byte(f.source), f.format); err == nil && m.Metadata.Name != a.Name {
+			editor.Errors = []partial.ManifestErrorView{{Path: "metadata.name", Code: "name_mismatch",
+				Message: fmt.Sprintf("this is the manifest of %q; metadata.name cannot change here (it is %q)", a.Name, m.Metadata.Name)}}
+			return h.renderEditor(c, http.StatusUnprocessableEntity, f, editor)
+		}
+	}
+	res, err := service.ApplyManifest(c.UserContext(), h.store, v.actor(), h.enqueue, []byte(f.source), service.ApplyOptions{
+		Format: f.format, ExpectedRevision: f.expectedRevision, Deploy: deploy,
+	})
+	if errs, ok := manifestErrorViews(err); ok {
+		editor.Errors = errs
+		return h.renderEditor(c, http.StatusUnprocessableEntity, f, editor)
+	}
+	var ie *service.InputError
+	if errors.As(err, &ie) {
+		editor.FormError = ie.Message + " (" + ie.Code + ")"
+		return h.renderEditor(c, http.StatusUnprocessableEntity, f, editor)
+	}
+	if err != nil {
+		return err
+	}
+	base := "/applications/" + res.Application.ID
+	switch {
+	case len(res.Deployments) == 1:
+		return redirect(c, base+"/deployments/"+res.Deployments[0].ID)
+	case len(res.Deployments) > 1:
+		return redirect(c, base+"/deployments")
+	case f.applicationID == "":
+		return redirect(c, base)
+	}
+	return redirect(c, base+"/manifest")
+}

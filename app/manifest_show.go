@@ -1,0 +1,75 @@
+package app
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views/page"
+	"github.com/slipwayhq/slipway/views/partial"
+)
+
+// manifestShow is the Manifest tab: the editor on the saved source, the
+// revision history and, with ?from=&to=, the diff between two revisions.
+func (h *handler) manifestShow(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "manifest")
+	if err != nil {
+		return err
+	}
+	_, rev, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	if err != nil {
+		return err
+	}
+	v, err := h.manifestView(c, a, editorFor(h.viewContext(c), a.ID, rev.Revision, rev.Source))
+	if err != nil {
+		return err
+	}
+	return h.render(c, http.StatusOK, a.Name+" · Manifest", page.ApplicationManifest(header, v))
+}
+
+// manifestView gathers the tab around an editor (fresh, or re-shown with
+// errors or a plan).
+func (h *handler) manifestView(c *fiber.Ctx, a store.Application, editor partial.EditorView) (page.ManifestView, error) {
+	ctx := c.UserContext()
+	revs, err := h.store.ListManifestRevisions(ctx, a.TeamID, a.ID)
+	if err != nil {
+		return page.ManifestView{}, err
+	}
+	who, err := h.people(ctx, a.TeamID)
+	if err != nil {
+		return page.ManifestView{}, err
+	}
+	v := page.ManifestView{Editor: editor}
+	byNumber := map[int64]store.ManifestRevision{}
+	for _, r := range revs { // newest first
+		byNumber[r.Revision] = r
+		v.Revisions = append(v.Revisions, page.RevisionRow{Revision: r.Revision, Author: who.name(r.Author), Created: when(&r.CreatedAt)})
+		if r.Revision == a.CurrentRevision {
+			v.Source = r.Source
+		}
+	}
+	from, errFrom := strconv.ParseInt(c.Query("from"), 10, 64)
+	to, errTo := strconv.ParseInt(c.Query("to"), 10, 64)
+	if errFrom == nil && errTo == nil {
+		older, okFrom := byNumber[from]
+		newer, okTo := byNumber[to]
+		if !okFrom || !okTo {
+			return v, fiber.NewError(http.StatusNotFound, "no such revision")
+		}
+		om, err := decodeSaved(older)
+		if err != nil {
+			return v, err
+		}
+		nm, err := decodeSaved(newer)
+		if err != nil {
+			return v, err
+		}
+		p := manifest.NewPlan(om, nm, nil)
+		p.Rollouts = nil // the history shows what changed, not how it would roll out
+		v.Diff = &page.RevisionDiff{From: from, To: to, Text: manifest.FormatPlan(p)}
+	}
+	return v, nil
+}
