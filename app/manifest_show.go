@@ -47,26 +47,35 @@ func (h *handler) manifestView(c *fiber.Ctx, a store.Application, editor partial
 	for _, r := range revs { // newest first
 		byNumber[r.Revision] = r
 		v.Revisions = append(v.Revisions, page.RevisionRow{Revision: r.Revision, Author: who.name(r.Author), Created: when(&r.CreatedAt)})
-		if r.Revision == a.CurrentRevision {
-			v.Source = r.Source
+	}
+	if !editor.CanSave && a.CurrentRevision > 0 {
+		cur, err := h.store.GetManifestRevision(ctx, a.TeamID, a.ID, a.CurrentRevision)
+		if err != nil {
+			return v, err
 		}
+		v.Source = cur.Source
 	}
 	from, errFrom := strconv.ParseInt(c.Query("from"), 10, 64)
 	to, errTo := strconv.ParseInt(c.Query("to"), 10, 64)
 	if errFrom == nil && errTo == nil {
-		older, okFrom := byNumber[from]
-		newer, okTo := byNumber[to]
-		if !okFrom || !okTo {
+		// The history lists revisions without their documents; load the two.
+		if _, ok := byNumber[from]; !ok {
 			return v, fiber.NewError(http.StatusNotFound, "no such revision")
 		}
-		om, err := decodeSaved(older)
-		if err != nil {
-			return v, err
+		if _, ok := byNumber[to]; !ok {
+			return v, fiber.NewError(http.StatusNotFound, "no such revision")
 		}
-		nm, err := decodeSaved(newer)
-		if err != nil {
-			return v, err
+		var ms [2]*manifest.Manifest
+		for i, n := range []int64{from, to} {
+			r, err := h.store.GetManifestRevision(ctx, a.TeamID, a.ID, n)
+			if err != nil {
+				return v, err
+			}
+			if ms[i], err = decodeSaved(r); err != nil {
+				return v, err
+			}
 		}
+		om, nm := ms[0], ms[1]
 		p := manifest.NewPlan(om, nm, nil)
 		p.Rollouts = nil // the history shows what changed, not how it would roll out
 		v.Diff = &page.RevisionDiff{From: from, To: to, Text: manifest.FormatPlan(p)}

@@ -40,15 +40,30 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bEnv, err := b.store.CreateEnvironment(ctx, bob.team.ID, store.EnvironmentParams{
+		ApplicationID: bApp.ID, Kind: store.KindEnvironment, Name: "bravo-env", Slug: "bravo-env",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bDep, err := b.store.CreateDeployment(ctx, bob.team.ID, store.DeploymentParams{
+		EnvironmentID: bEnv.ID, Revision: 1, Origin: store.OriginBuild, Actor: "system",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, aSecret := b.token(t, a.team, a.user, auth.RoleOwner, auth.AllScopes...)
 
 	// fillers name, for each path parameter, team B's object to aim at.
 	fillers := map[string]string{
-		"app":        bApp.ID,
-		"token":      bTok.ID,
-		"invitation": bInv.ID,
-		"user":       bob.user.ID,
-		"team":       bob.team.ID,
+		"app":         bApp.ID,
+		"token":       bTok.ID,
+		"invitation":  bInv.ID,
+		"user":        bob.user.ID,
+		"team":        bob.team.ID,
+		"env":         bEnv.Name,
+		"environment": bEnv.ID,
+		"deployment":  bDep.ID,
 	}
 	// Routes addressed by a secret rather than an id: holding the secret is
 	// the permission (an invitation link works for whoever has it), so they
@@ -58,7 +73,7 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"/invitations/:secret/accept": "invitation links admit their holder",
 	}
 	// What must never appear in a response to team A.
-	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID}
+	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID}
 
 	walked := 0
 	for _, rt := range b.app.GetRoutes(true) {
@@ -120,6 +135,12 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	}
 	if tok, err := b.store.GetAPIToken(ctx, bob.team.ID, bTok.ID); err != nil || tok.RevokedAt != nil {
 		t.Errorf("team B's token: %+v %v", tok, err)
+	}
+	if d, err := b.store.GetDeployment(ctx, bob.team.ID, bDep.ID); err != nil || d.State != store.StateRequested {
+		t.Errorf("team B's deployment: %+v %v", d, err)
+	}
+	if ds, err := b.store.ListDeployments(ctx, bob.team.ID, store.DeploymentFilter{}); err != nil || len(ds) != 1 {
+		t.Errorf("team B's deployments: %d %v", len(ds), err)
 	}
 	if _, err := b.store.GetInvitation(ctx, bob.team.ID, bInv.ID); err != nil {
 		t.Errorf("team B's invitation: %v", err)

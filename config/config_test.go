@@ -351,6 +351,8 @@ func TestDecode_Errors(t *testing.T) {
 		{"listen without port", "listen = \"localhost\"\n", "listen", CodeAddressInvalid, 1, 1, "host:port"},
 		{"private addr not an IP", "[ingress]\nprivate_addr = \"vpn.local:443\"\n", "ingress.private_addr", CodeAddressInvalid, 2, 1, "IP address"},
 		{"image with scheme", "[ingress]\nimage = \"https://r/x\"\n", "ingress.image", CodeValueInvalid, 2, 1, "image reference"},
+		{"image upper case", "[ingress]\nimage = \"Slipway:1\"\n", "ingress.image", CodeValueInvalid, 2, 1, "image reference"},
+		{"image bad digest", "[ingress]\nimage = \"slipway@sha256:abc\"\n", "ingress.image", CodeValueInvalid, 2, 1, "image reference"},
 		{"database url scheme", "database_url = \"mysql://u:pw@h/db\"\n", "database_url", CodeURLInvalid, 1, 1, "postgres://"},
 		{"installation id", "installation_id = \"Prod_1\"\n", "installation_id", CodeValueInvalid, 1, 1, "lowercase"},
 		{"log level", "log_level = \"verbose\"\n", "log_level", CodeValueInvalid, 1, 1, "debug, info, warn or error"},

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/distribution/reference"
 )
 
 // Bounds the validation enforces; exported so callers can quote them.
@@ -76,8 +78,10 @@ func (c Config) validate() Errors {
 			v.add("ingress.private_addr", CodeAddressInvalid, fmt.Sprintf("must be an IP address and port such as 100.64.0.1:443, got %q", in.PrivateAddr))
 		}
 	}
-	if strings.Contains(in.Image, "://") || strings.ContainsAny(in.Image, " \t\n") {
-		v.add("ingress.image", CodeValueInvalid, fmt.Sprintf("must be an image reference such as registry.example.com/slipway:1.2.0, got %q", in.Image))
+	if in.Image != "" {
+		if _, err := reference.ParseNormalizedNamed(in.Image); err != nil {
+			v.add("ingress.image", CodeValueInvalid, fmt.Sprintf("must be an image reference such as registry.example.com/slipway:1.2.0 (%v), got %q", err, in.Image))
+		}
 	}
 	v.httpURL("ingress.acme.directory", in.ACME.Directory, false)
 	if e := in.ACME.Email; e != "" {

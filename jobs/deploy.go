@@ -73,9 +73,10 @@ type RoutesHook interface {
 	Withdraw(ctx context.Context, d store.Deployment, env store.Environment, rendered []byte) error
 	// Activate publishes the deployment's routes once its backends converged.
 	Activate(ctx context.Context, d store.Deployment, env store.Environment, rendered []byte) error
-	// Network is the ingress overlay the gateway joins for env, and the
-	// gateway's addresses on it (for SLIPWAY_INGRESS_PROXIES).
-	Network(ctx context.Context, env store.Environment) (name, proxies string, err error)
+	// Connect joins the gateway to the environment's ingress overlay (which
+	// exists by then) and returns the gateway's addresses on it, the value
+	// of SLIPWAY_INGRESS_PROXIES for routed services.
+	Connect(ctx context.Context, env store.Environment, network string) (proxies string, err error)
 }
 
 // SourceBuilder checks out and builds git sources (runtime/build).

@@ -149,8 +149,9 @@ func (r *run) advance(ctx context.Context) error {
 	return r.transition(ctx, store.StateSucceeded, store.StateRollingOut)
 }
 
-// capture renders the saved revision for the environment and pins it on the
-// deployment; restores and rollbacks pin the deployment they restore.
+// capture pins what the deployment runs: the saved revision rendered for
+// the environment (builds), the deployment restored exactly (restores and
+// rollbacks), or a release rendered for this environment (promotions).
 func (r *run) capture(ctx context.Context) error {
 	if r.d.RenderedManifest != nil {
 		return r.loadRendered()
@@ -159,61 +160,17 @@ func (r *run) capture(ctx context.Context) error {
 		return err
 	}
 	var capture store.Capture
+	var err error
 	switch r.d.Origin {
 	case store.OriginRestore, store.OriginRollback:
-		src, err := r.p.Store.GetDeployment(ctx, r.d.TeamID, r.d.RestoredFrom)
-		if err != nil {
-			return fail("restore_source_missing", "the deployment to restore is gone: %v", err)
-		}
-		capture = store.Capture{Manifest: src.CapturedManifest, Rendered: src.RenderedManifest, Variables: src.Variables}
-		// The images and secret versions the restored deployment ran are
-		// pinned too.
-		srcProgress, _ := ParseProgress(src.Steps)
-		if prep := srcProgress.Find("prepare"); prep != nil && prep.State == StepSucceeded {
-			r.progress.Steps = append(r.progress.Steps, *prep)
-		}
-		if c := srcProgress.Find("capture"); c != nil {
-			r.progress.Find("capture").Detail = c.Detail
-			if err := r.save(ctx); err != nil {
-				return err
-			}
-		}
+		capture, err = r.captureRestore(ctx)
+	case store.OriginPromotion, store.OriginRelease:
+		capture, err = r.capturePromotion(ctx)
 	default:
-		rev, err := r.p.Store.GetManifestRevision(ctx, r.d.TeamID, r.d.ApplicationID, r.d.Revision)
-		if err != nil {
-			return fail("revision_missing", "manifest revision %d: %v", r.d.Revision, err)
-		}
-		m, err := manifest.Decode(rev.Manifest, "json")
-		if err != nil {
-			return fail(CodeManifestInvalid, "saved revision %d does not decode: %v", r.d.Revision, err)
-		}
-		rc := r.renderContext()
-		rendered, errs := manifest.Render(m, rc)
-		if len(errs) > 0 {
-			return fail(firstCode(errs), "%s", errs.Error())
-		}
-		if r.p.Secrets != nil {
-			pinned, err := r.p.Secrets.Capture(ctx, r.d.TeamID, r.env, rendered)
-			if err != nil {
-				return asCoded(err)
-			}
-			detail := map[string]string{}
-			for name, version := range pinned {
-				detail["secret:"+name] = version
-			}
-			r.progress.Find("capture").Detail = detail
-			// Saved before the capture is recorded: a resumed deployment
-			// that finds its capture finds its pinned versions too.
-			if err := r.save(ctx); err != nil {
-				return err
-			}
-		}
-		vars, _ := json.Marshal(scopeJSON(manifest.Scope(m, rc)))
-		renderedJSON, err := json.Marshal(rendered)
-		if err != nil {
-			return err
-		}
-		capture = store.Capture{Manifest: rev.Manifest, Rendered: renderedJSON, Variables: vars}
+		capture, err = r.captureRevision(ctx)
+	}
+	if err != nil {
+		return err
 	}
 	d, err := r.p.Store.RecordCapture(ctx, r.d.TeamID, r.d.ID, capture)
 	if errors.Is(err, store.ErrAlreadyCaptured) {
@@ -227,6 +184,163 @@ func (r *run) capture(ctx context.Context) error {
 		return err
 	}
 	return r.loadRendered()
+}
+
+// captureRestore pins the restored deployment: its rendered manifest, the
+// images it ran and the secret versions it pinned.
+func (r *run) captureRestore(ctx context.Context) (store.Capture, error) {
+	src, err := r.p.Store.GetDeployment(ctx, r.d.TeamID, r.d.RestoredFrom)
+	if err != nil {
+		return store.Capture{}, fail("restore_source_missing", "the deployment to restore is gone: %v", err)
+	}
+	srcProgress, _ := ParseProgress(src.Steps)
+	if err := r.adoptPrepared(ctx, srcProgress); err != nil {
+		return store.Capture{}, err
+	}
+	if c := srcProgress.Find("capture"); c != nil {
+		r.progress.Find("capture").Detail = c.Detail
+		if err := r.save(ctx); err != nil {
+			return store.Capture{}, err
+		}
+	}
+	return store.Capture{Manifest: src.CapturedManifest, Rendered: src.RenderedManifest, Variables: src.Variables}, nil
+}
+
+// adoptPrepared reuses a deployment's prepared images, so nothing is pulled
+// or built again.
+func (r *run) adoptPrepared(ctx context.Context, src Progress) error {
+	prep := src.Find("prepare")
+	if prep == nil || prep.State != StepSucceeded {
+		return fail("release_unavailable", "the source deployment never prepared its images")
+	}
+	if r.progress.Find("prepare") == nil {
+		r.progress.Steps = append(r.progress.Steps, *prep)
+	}
+	return r.save(ctx)
+}
+
+// captureRevision renders the saved revision for the environment and pins
+// the secret versions it mounts.
+func (r *run) captureRevision(ctx context.Context) (store.Capture, error) {
+	rev, err := r.p.Store.GetManifestRevision(ctx, r.d.TeamID, r.d.ApplicationID, r.d.Revision)
+	if err != nil {
+		return store.Capture{}, fail("revision_missing", "manifest revision %d: %v", r.d.Revision, err)
+	}
+	return r.renderAndPin(ctx, rev.Manifest)
+}
+
+// capturePromotion renders a release's own manifest for this environment.
+// The release's images are deployed as recorded, never rebuilt, so every
+// build input must render as it did where it was built.
+func (r *run) capturePromotion(ctx context.Context) (store.Capture, error) {
+	src, err := r.p.Store.GetDeployment(ctx, r.d.TeamID, r.d.PromotedFrom)
+	if err != nil {
+		return store.Capture{}, fail("release_unavailable", "the promoted deployment is gone: %v", err)
+	}
+	capture, err := r.renderAndPin(ctx, src.CapturedManifest)
+	if err != nil {
+		return store.Capture{}, err
+	}
+	before, err := manifest.Decode(src.RenderedManifest, "json")
+	if err != nil {
+		return store.Capture{}, fail("release_unavailable", "the release's manifest does not decode: %v", err)
+	}
+	after, err := manifest.Decode(capture.Rendered, "json")
+	if err != nil {
+		return store.Capture{}, err
+	}
+	if diffs := BuildInputChanges(before, after); len(diffs) > 0 {
+		return store.Capture{}, fail("release_incompatible",
+			"the release's build inputs render differently in %s: %s; keep per-environment values out of build inputs",
+			r.env.Name, strings.Join(diffs, "; "))
+	}
+	srcProgress, _ := ParseProgress(src.Steps)
+	if err := r.adoptPrepared(ctx, srcProgress); err != nil {
+		return store.Capture{}, err
+	}
+	return capture, nil
+}
+
+// BuildInputChanges lists the build inputs (image, dockerfile, context,
+// build arguments, target) that differ between two renderings of a
+// release, as "services.<name>.<field>: before -> after".
+func BuildInputChanges(before, after *manifest.Manifest) []string {
+	var out []string
+	idx := map[string]manifest.Service{}
+	for _, s := range before.Spec.Services {
+		idx[s.Name] = s
+	}
+	for _, a := range after.Spec.Services {
+		b, ok := idx[a.Name]
+		if !ok {
+			continue
+		}
+		add := func(field, x, y string) {
+			if x != y {
+				out = append(out, fmt.Sprintf("services.%s.%s: %q -> %q", a.Name, field, x, y))
+			}
+		}
+		add("source.image", b.Source.Image, a.Source.Image)
+		bb, ab := b.Source.Build, a.Source.Build
+		if bb == nil || ab == nil {
+			continue
+		}
+		add("build.dockerfile", bb.Dockerfile, ab.Dockerfile)
+		add("build.context", bb.Context, ab.Context)
+		add("build.target", bb.Target, ab.Target)
+		keys := map[string]bool{}
+		for k := range bb.Args {
+			keys[k] = true
+		}
+		for k := range ab.Args {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			add("build.args."+k, bb.Args[k], ab.Args[k])
+		}
+	}
+	return out
+}
+
+// renderAndPin renders a saved manifest for the environment and pins the
+// secret versions it mounts.
+func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Capture, error) {
+	m, err := manifest.Decode(saved, "json")
+	if err != nil {
+		return store.Capture{}, fail(CodeManifestInvalid, "the manifest does not decode: %v", err)
+	}
+	rc := r.renderContext()
+	rendered, errs := manifest.Render(m, rc)
+	if len(errs) > 0 {
+		return store.Capture{}, fail(firstCode(errs), "%s", errs.Error())
+	}
+	if r.p.Secrets != nil {
+		pinned, err := r.p.Secrets.Capture(ctx, r.d.TeamID, r.env, rendered)
+		if err != nil {
+			return store.Capture{}, asCoded(err)
+		}
+		detail := map[string]string{}
+		for name, version := range pinned {
+			detail["secret:"+name] = version
+		}
+		r.progress.Find("capture").Detail = detail
+		// Saved before the capture is recorded: a resumed deployment that
+		// finds its capture finds its pinned versions too.
+		if err := r.save(ctx); err != nil {
+			return store.Capture{}, err
+		}
+	}
+	vars, _ := json.Marshal(scopeJSON(manifest.Scope(m, rc)))
+	renderedJSON, err := json.Marshal(rendered)
+	if err != nil {
+		return store.Capture{}, err
+	}
+	return store.Capture{Manifest: saved, Rendered: renderedJSON, Variables: vars}, nil
 }
 
 func (r *run) renderContext() manifest.RenderContext {
@@ -434,11 +548,19 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		Routed:       routedServices(r.rendered),
 	}
 	if r.p.Routes != nil && len(in.Routed) > 0 {
-		name, proxies, err := r.p.Routes.Network(ctx, r.env)
+		// The gateway can only join the ingress overlay once it exists:
+		// create the networks first, then render the proxies' addresses.
+		first, err := swarm.Desired(in)
 		if err != nil {
+			return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
+		}
+		if err := r.p.Driver.EnsureNetworks(ctx, first); err != nil {
+			return swarm.DesiredState{}, asFailure(err)
+		}
+		network := swarm.IngressNetworkName(in.EnvShortID)
+		if in.IngressProxies, err = r.p.Routes.Connect(ctx, r.env, network); err != nil {
 			return swarm.DesiredState{}, err
 		}
-		in.IngressNetwork, in.IngressProxies = name, proxies
 	}
 	desired, err := swarm.Desired(in)
 	if err != nil {

@@ -453,3 +453,98 @@ func TestReconcile_RepairsManualScale(t *testing.T) {
 		t.Error("no drift.repaired event naming replicas was recorded")
 	}
 }
+
+// promote requests a promotion of src into env and advances it.
+func (b *pipelineBundle) promote(t *testing.T, env store.Environment, src store.Deployment) store.Deployment {
+	t.Helper()
+	d, err := b.st.CreateDeployment(context.Background(), b.team.ID, store.DeploymentParams{
+		EnvironmentID: env.ID, Revision: src.Revision, Origin: store.OriginPromotion, PromotedFrom: src.ID, Actor: "test",
+	})
+	must(t, err)
+	return b.advance(t, d.ID)
+}
+
+func (b *pipelineBundle) addEnvironment(t *testing.T, name string) store.Environment {
+	t.Helper()
+	env, err := b.st.CreateEnvironment(context.Background(), b.team.ID, store.EnvironmentParams{
+		ApplicationID: b.app.ID, Kind: store.KindEnvironment, Name: name, Slug: name, PromoteFrom: b.env.ID,
+	})
+	must(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
+		_, _ = b.driver.RemoveEnvironment(ctx, ref)
+		_, _ = b.driver.RemoveVolumes(ctx, ref)
+	})
+	return env
+}
+
+func TestPipeline_PromotionRunsTheSameImage(t *testing.T) {
+	t.Parallel()
+	b := setupPipeline(t, "staging")
+	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
+	doc := webManifest(b.app.Name, web, job, `GREETING = "${{ vars.greeting }}"`) + `
+[spec.environments.staging.variables]
+greeting = "hello from staging"
+[spec.environments.production]
+promote_from = "staging"
+[spec.environments.production.variables]
+greeting = "hello from production"
+`
+	staging := b.deploy(t, doc)
+	expectState(t, staging, store.StateSucceeded)
+	prodEnv := b.addEnvironment(t, "production")
+
+	prod := b.promote(t, prodEnv, staging)
+	expectState(t, prod, store.StateSucceeded)
+
+	stagingProgress, _ := jobs.ParseProgress(staging.Steps)
+	prodProgress, _ := jobs.ParseProgress(prod.Steps)
+	want := stagingProgress.Find("prepare").Detail["id:web"]
+	if got := prodProgress.Find("prepare").Detail["id:web"]; got == "" || got != want {
+		t.Fatalf("production runs image %q, staging ran %q: a promotion must run the same image", got, want)
+	}
+	cli := swarmtest.Client(t)
+	list, err := cli.ServiceList(context.Background(), dockerswarm.ServiceListOptions{
+		Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+prodEnv.ID), filters.Arg("label", swarm.LabelService+"=web")),
+	})
+	must(t, err)
+	if len(list) != 1 || !contains(list[0].Spec.TaskTemplate.ContainerSpec.Env, "GREETING=hello from production") {
+		t.Fatalf("production web: %+v, want production's own variables", list)
+	}
+}
+
+func TestPipeline_PromotionRefusesDifferentBuildInputs(t *testing.T) {
+	t.Parallel()
+	b := setupPipeline(t, "staging")
+	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
+	doc := strings.Replace(webManifest(b.app.Name, "${{ vars.image }}", job, ""), `image = "${{ vars.image }}"`, `image = "${{ vars.image }}"`, 1) + fmt.Sprintf(`
+[spec.environments.staging.variables]
+image = %q
+[spec.environments.production]
+promote_from = "staging"
+[spec.environments.production.variables]
+image = "example.com/other:1"
+`, web)
+	staging := b.deploy(t, doc)
+	expectState(t, staging, store.StateSucceeded)
+	prodEnv := b.addEnvironment(t, "production")
+	prod := b.promote(t, prodEnv, staging)
+	expectState(t, prod, store.StateFailed)
+	if prod.ErrorCode != "release_incompatible" || !strings.Contains(prod.ErrorMessage, "services.web.source.image") {
+		t.Fatalf("error %s: %s, want release_incompatible naming services.web.source.image", prod.ErrorCode, prod.ErrorMessage)
+	}
+	if len(b.servicesOf(t, prodEnv.ID)) != 0 {
+		t.Fatal("a refused promotion started services")
+	}
+}
+
+func (b *pipelineBundle) servicesOf(t *testing.T, envID string) []dockerswarm.Service {
+	t.Helper()
+	list, err := swarmtest.Client(t).ServiceList(context.Background(), dockerswarm.ServiceListOptions{
+		Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+envID)),
+	})
+	must(t, err)
+	return list
+}

@@ -35,6 +35,7 @@ func addOfflineAppCommands(app *cobra.Command) {
 		newAppValidateCommand(),
 		newAppRenderCommand(),
 		newAppPlanCommand(),
+		newAppImportCommand(),
 	)
 }
 

@@ -1,0 +1,83 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// applicationPages deploys the shop application once as owner (a finished
+// deployment, so every deployment button could show) and returns the
+// pages of its tabs and deployment.
+func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) []string {
+	t.Helper()
+	appID, d := deployShop(t, b, br, teamID)
+	ctx := context.Background()
+	if _, err := b.store.TransitionDeployment(ctx, teamID, d.ID, []store.DeploymentState{store.StateRequested}, store.StateFailed); err != nil {
+		t.Fatal(err)
+	}
+	base := "/applications/" + appID
+	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events"}
+}
+
+// controls are the application pages' controls that change something.
+var applicationControls = []string{"manifest-form", "manifest-save", "manifest-save-deploy", "manifest-input", "environment-deploy", "deployment-actions", "deployment-retry", "deployment-cancel"}
+
+// TestApplicationPages_Viewer: a viewer sees every application page,
+// read-only.
+func TestApplicationPages_Viewer(t *testing.T) {
+	t.Parallel()
+	b := setupJobs(t)
+	owner := b.signup(t, "owner@example.com", "Acme")
+	pages := applicationPages(t, b, b.sessionBrowser(t, owner.user), owner.team.ID)
+	viewer := b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer)
+	br := b.sessionBrowser(t, viewer)
+	for _, path := range pages {
+		r := br.get(path)
+		wantStatus(t, r, http.StatusOK)
+		for _, id := range applicationControls {
+			if testid(r, id).Length() != 0 {
+				t.Errorf("%s offers %s to a viewer", path, id)
+			}
+		}
+	}
+	r := br.get(pages[2])
+	if testid(r, "manifest-source").Length() != 1 {
+		t.Error("the viewer does not see the saved manifest")
+	}
+	// And the server refuses what the page does not offer.
+	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("9")}, "intent": {"save"}}), http.StatusForbidden)
+	wantStatus(t, br.post(pages[4]+"/retry", nil), http.StatusForbidden)
+}
+
+// TestApplicationPages_Developer is the counterpart: a developer gets the
+// controls (so the viewer test cannot pass because they vanished).
+func TestApplicationPages_Developer(t *testing.T) {
+	t.Parallel()
+	b := setupJobs(t)
+	owner := b.signup(t, "owner@example.com", "Acme")
+	pages := applicationPages(t, b, b.sessionBrowser(t, owner.user), owner.team.ID)
+	dev := b.addMember(t, owner.team, "dev@example.com", store.RoleDeveloper)
+	br := b.sessionBrowser(t, dev)
+	want := map[string][]string{
+		pages[0]: {"manifest-form", "manifest-save-deploy", "environment-badge"},
+		pages[1]: {"overview-environment", "overview-deployment"},
+		pages[2]: {"manifest-form", "manifest-input", "manifest-save", "manifest-save-deploy", "manifest-plan", "revision-row"},
+		pages[3]: {"deployment-row"},
+		pages[4]: {"deployment-timeline", "deployment-retry"},
+		pages[5]: {"environment-deploy"},
+		pages[6]: {"event-row", "event-filter"},
+	}
+	for path, ids := range want {
+		r := br.get(path)
+		wantStatus(t, r, http.StatusOK)
+		for _, id := range ids {
+			if testid(r, id).Length() == 0 {
+				t.Errorf("%s lacks %s", path, id)
+			}
+		}
+	}
+}
