@@ -68,7 +68,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -104,6 +104,8 @@ func New(cfg Config) *fiber.App {
 
 	f.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
 	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
+	f.Get("/applications/import", h.requireScope(auth.AppsRead), h.applicationImportShow)
+	f.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
 	f.Post("/applications/:app/delete", h.requireScope(auth.AppsDelete), h.applicationDelete)
 	f.Post("/manifest/validate", h.requireScope(auth.AppsRead), h.manifestValidate)
 	f.Post("/manifest/plan", h.requireScope(auth.AppsRead), h.manifestPlan)
@@ -140,6 +142,7 @@ type handler struct {
 	limiter Limiter
 	now     func() time.Time
 	jobs    JobInserter
+	runtime RuntimeReader // nil: pages show the manifest's replica counts only
 
 	dummyHash string
 }

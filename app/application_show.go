@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -18,6 +19,7 @@ func (h *handler) applicationShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.addLiveStatus(c, envs)
 	return h.render(c, http.StatusOK, a.Name, page.ApplicationOverview(header, envs))
 }
 
@@ -32,4 +34,44 @@ func (h *handler) environmentPage(c *fiber.Ctx, teamID, appID string) ([]page.En
 		return nil, err
 	}
 	return h.environmentViews(statuses, who, appID), nil
+}
+
+// addLiveStatus fills running replica counts from Docker when the server
+// has a runtime reader. Docker being unreachable is shown on the page, not
+// failed: the database half of the overview still stands.
+func (h *handler) addLiveStatus(c *fiber.Ctx, envs []page.EnvironmentView) {
+	if h.runtime == nil {
+		return
+	}
+	for i := range envs {
+		e := &envs[i]
+		if e.Latest == nil {
+			continue
+		}
+		live, err := h.runtime.ServiceStatus(c.UserContext(), e.ID)
+		if err != nil {
+			h.log.WarnContext(c.UserContext(), "live status unavailable", "environment", e.ID, "err", err)
+			e.LiveError = "docker_unavailable"
+			continue
+		}
+		byName := map[string]int{}
+		for j, s := range e.Services {
+			byName[s.Name] = j
+		}
+		for _, s := range live {
+			j, ok := byName[s.Service]
+			if !ok {
+				continue
+			}
+			e.Services[j].Running = fmt.Sprint(s.Running)
+			e.Services[j].Replicas = fmt.Sprint(s.Desired)
+			e.Services[j].Health = s.Health
+		}
+		for j := range e.Services {
+			if e.Services[j].Running == "" {
+				e.Services[j].Running = "0"
+			}
+		}
+		e.Live = true
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
@@ -25,7 +26,21 @@ func (h *handler) manifestSave(c *fiber.Ctx) error {
 		return fiber.NewError(http.StatusForbidden, fmt.Sprintf("Your role (%s) does not allow deploying: it needs the %s permission.", v.role(), auth.AppsDeploy))
 	}
 	editor := editorFor(h.viewContext(c), f.applicationID, deref(f.expectedRevision), f.source)
-	if f.applicationID != "" {
+	if f.applicationID == "" {
+		// The create form makes a new application; saving over an existing
+		// one from there would replace its manifest without showing it.
+		if m, _, err := service.DecodeManifest([]byte(f.source), f.format); err == nil {
+			existing, err := h.store.GetApplicationByName(c.UserContext(), v.current.Team.ID, m.Metadata.Name)
+			if err == nil {
+				editor.Errors = []partial.ManifestErrorView{{Path: "metadata.name", Code: "name_taken",
+					Message: fmt.Sprintf("an application named %q already exists: change its manifest on its Manifest tab (/applications/%s/manifest), or choose another name", existing.Name, existing.ID)}}
+				return h.renderEditor(c, http.StatusUnprocessableEntity, f, editor)
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+	} else {
 		// Saving from an application's page must not create or overwrite
 		// another application by changing metadata.name.
 		a, err := h.store.GetApplication(c.UserContext(), v.current.Team.ID, f.applicationID)

@@ -115,6 +115,12 @@ func TestManifestCreate_ErrorAtLineThenRedirect(t *testing.T) {
 	if loc := r.header.Get("Location"); loc != "/applications/"+a.ID {
 		t.Fatalf("redirect to %q", loc)
 	}
+	// The create form does not overwrite an application of the same name.
+	r = br.post("/manifest", url.Values{"manifest": {shopManifest("7")}, "intent": {"save"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if code, _ := testid(r, "manifest-error").Attr("data-code"); code != "name_taken" {
+		t.Fatalf("second create: code %q", code)
+	}
 	list := br.get("/applications")
 	badge := testid(list, "environment-badge")
 	if env, _ := badge.Attr("data-environment"); env != "production" {

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -110,6 +111,8 @@ type Pipeline struct {
 	Routes         RoutesHook
 	// Secrets supplies mounted secrets; nil refuses manifests that mount any.
 	Secrets SecretSource
+	// Metrics counts outcomes; nil records nothing.
+	Metrics *metrics.Registry
 	// Enqueue inserts a job in the transaction of tx; nil uses the River
 	// client working the current job (InsertTx).
 	Enqueue func(ctx context.Context, tx *store.Store, args river.JobArgs) error

@@ -146,7 +146,20 @@ func (r *run) advance(ctx context.Context) error {
 	if err := r.cleanup(ctx); err != nil {
 		return err
 	}
-	return r.transition(ctx, store.StateSucceeded, store.StateRollingOut)
+	if err := r.transition(ctx, store.StateSucceeded, store.StateRollingOut); err != nil {
+		return err
+	}
+	r.observe("succeeded")
+	return nil
+}
+
+// observe counts the deployment's outcome and duration.
+func (r *run) observe(outcome string) {
+	start := r.d.CreatedAt
+	if r.d.StartedAt != nil {
+		start = *r.d.StartedAt
+	}
+	r.p.Metrics.ObserveDeployment(outcome, time.Since(start))
 }
 
 // capture pins what the deployment runs: the saved revision rendered for
@@ -821,6 +834,7 @@ func (r *run) finishFailed(ctx context.Context, f *Failure) error {
 		return err
 	}
 	r.d = d
+	r.observe("failed")
 	r.event(ctx, "deployment.failed", map[string]any{"code": f.Code, "message": f.Message})
 	if !r.rollsBack(f.Code) {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -58,6 +61,7 @@ func setupPipeline(t *testing.T, envName string) *pipelineBundle {
 		Driver:             b.driver,
 		Images:             image.NewResolver(cli, false),
 		ConvergenceTimeout: 90 * time.Second,
+		Metrics:            metrics.New(nil),
 		Enqueue: func(_ context.Context, _ *store.Store, args river.JobArgs) error {
 			b.mu.Lock()
 			defer b.mu.Unlock()
@@ -199,6 +203,15 @@ func TestPipeline_TwoServicesConverge(t *testing.T) {
 	}
 	if d.RenderedManifest == nil || d.CapturedManifest == nil {
 		t.Error("the deployment did not record its captured and rendered manifest")
+	}
+
+	// /metrics counts the deployment.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Authorization", "Bearer metrics-token")
+	b.pipeline.Metrics.Handler("metrics-token").ServeHTTP(rec, req)
+	if body := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(body, `slipway_deployments_total{outcome="succeeded"} 1`) {
+		t.Errorf("/metrics answered %d without the deployment counter:\n%.2000s", rec.Code, body)
 	}
 }
 

@@ -124,9 +124,9 @@ type GitHubDeliverySummary struct {
 	RepositoriesRemoved []int64 `json:"repositories_removed,omitempty"`
 }
 
-// loadDelivery reads a delivery and its summary; a missing delivery cannot
+// githubLoadDelivery reads a delivery and its summary; a missing delivery cannot
 // be retried into existence.
-func loadDelivery(ctx context.Context, st *store.Store, id string) (store.GitHubDelivery, GitHubDeliverySummary, error) {
+func githubLoadDelivery(ctx context.Context, st *store.Store, id string) (store.GitHubDelivery, GitHubDeliverySummary, error) {
 	d, err := st.GetGitHubDelivery(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return d, GitHubDeliverySummary{}, river.JobCancel(err)
@@ -141,10 +141,10 @@ func loadDelivery(ctx context.Context, st *store.Store, id string) (store.GitHub
 	return d, s, nil
 }
 
-// activeTeam returns the team an installation is bound to, or "" when the
+// githubActiveTeam returns the team an installation is bound to, or "" when the
 // installation is unknown, unbound, suspended or uninstalled: its events
 // then act on nothing.
-func activeTeam(ctx context.Context, st *store.Store, installationID int64) (string, error) {
+func githubActiveTeam(ctx context.Context, st *store.Store, installationID int64) (string, error) {
 	inst, err := st.GitHubInstallationByID(ctx, installationID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
@@ -158,9 +158,9 @@ func activeTeam(ctx context.Context, st *store.Store, installationID int64) (str
 	return inst.TeamID, nil
 }
 
-// insertTx inserts a follow-up job in tx with the River client running the
+// githubInsertTx inserts a follow-up job in tx with the River client running the
 // current job, so it commits with the rows it acts on.
-func insertTx(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+func githubInsertTx(ctx context.Context, tx *store.Store, args river.JobArgs) error {
 	c, err := river.ClientFromContextSafely[pgx.Tx](ctx)
 	if err != nil {
 		return fmt.Errorf("insert %s: %w", args.Kind(), err)

@@ -19,9 +19,6 @@ type GitHubInstallationArgs struct {
 // Kind is the job's stable name.
 func (GitHubInstallationArgs) Kind() string { return "github_installation" }
 
-// InsertOpts puts it on the GitHub queue.
-func (GitHubInstallationArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueGitHub} }
-
 // GitHubInstallationWorker keeps installations in step with GitHub:
 // created records it (the setup callback binds it to a team), deleted and
 // suspend disconnect it (its events then act on nothing and its repository
@@ -35,7 +32,7 @@ type GitHubInstallationWorker struct {
 // Work applies the event.
 func (w *GitHubInstallationWorker) Work(ctx context.Context, job *river.Job[GitHubInstallationArgs]) error {
 	st := w.deps.Store
-	d, s, err := loadDelivery(ctx, st, job.Args.DeliveryID)
+	d, s, err := githubLoadDelivery(ctx, st, job.Args.DeliveryID)
 	if err != nil {
 		return err
 	}
@@ -50,13 +47,13 @@ func (w *GitHubInstallationWorker) Work(ctx context.Context, job *river.Job[GitH
 		_, err = st.UpsertGitHubInstallation(ctx, id, s.AccountLogin, s.AccountType)
 	case d.Event == "installation" && d.Action == "deleted":
 		verb = "github.installation_deleted"
-		err = ignoreMissing(st.DeleteGitHubInstallation(ctx, id))
+		err = githubIgnoreMissing(st.DeleteGitHubInstallation(ctx, id))
 	case d.Event == "installation" && d.Action == "suspend":
 		verb = "github.installation_suspended"
-		err = ignoreMissing(st.SetGitHubInstallationSuspended(ctx, id, true))
+		err = githubIgnoreMissing(st.SetGitHubInstallationSuspended(ctx, id, true))
 	case d.Event == "installation" && d.Action == "unsuspend":
 		verb = "github.installation_unsuspended"
-		err = ignoreMissing(st.SetGitHubInstallationSuspended(ctx, id, false))
+		err = githubIgnoreMissing(st.SetGitHubInstallationSuspended(ctx, id, false))
 	case d.Event == "installation_repositories" && d.Action == "removed":
 		verb = "github.repositories_removed"
 		_, err = st.UnlinkGitHubRepositories(ctx, id, s.RepositoriesRemoved)
@@ -78,7 +75,7 @@ func (w *GitHubInstallationWorker) Work(ctx context.Context, job *river.Job[GitH
 
 // ignoreMissing: an event about an installation never recorded needs no
 // bookkeeping.
-func ignoreMissing(err error) error {
+func githubIgnoreMissing(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

@@ -25,10 +25,10 @@ type GitHubNotifyArgs struct {
 // Kind is the job's stable name.
 func (GitHubNotifyArgs) Kind() string { return "github_notify" }
 
-// InsertOpts: notifications retry for a long while (a GitHub outage), on
-// their own queue, and never hold a deployment up.
+// InsertOpts: notifications retry for a long while (a GitHub outage is
+// waited out with River's backoff); they never hold a deployment up.
 func (GitHubNotifyArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueGitHub, MaxAttempts: 20}
+	return river.InsertOpts{MaxAttempts: 20}
 }
 
 // GitHubNotifyWorker renders and upserts the comment, and sets the status.
@@ -59,6 +59,9 @@ func (w *GitHubNotifyWorker) Work(ctx context.Context, job *river.Job[GitHubNoti
 		var err error
 		if prs, err = st.ListGitHubPullRequestsByDeployment(ctx, a.TeamID, a.DeploymentID); err != nil {
 			return err
+		}
+		if len(prs) == 0 {
+			return w.environmentStatus(ctx, a.TeamID, a.DeploymentID)
 		}
 	}
 	for _, pr := range prs {
@@ -91,7 +94,7 @@ func (w *GitHubNotifyWorker) notify(ctx context.Context, pr store.GitHubPullRequ
 			return err
 		}
 	}
-	state, desc := statusOf(data.Status)
+	state, desc := githubStatusOf(data.Status)
 	if state == "" || pr.HeadSHA == "" {
 		return nil
 	}
@@ -120,9 +123,9 @@ func (w *GitHubNotifyWorker) commentData(ctx context.Context, pr store.GitHubPul
 		return data, err
 	}
 	data.DeploymentURL = w.deps.deploymentURL(pr.TeamID, pr.ApplicationID, d.ID)
-	data.Status = commentStatus(d.State)
+	data.Status = githubCommentStatus(d.State)
 	if d.State == store.StateFailed || d.State == store.StateCancelled {
-		data.FailedStep, data.Error = failure(d)
+		data.FailedStep, data.Error = githubFailure(d)
 	}
 	hosts, err := w.deps.Store.ListHostnames(ctx, pr.TeamID, d.EnvironmentID)
 	if err != nil {
@@ -136,7 +139,7 @@ func (w *GitHubNotifyWorker) commentData(ctx context.Context, pr store.GitHubPul
 	return data, nil
 }
 
-func commentStatus(s store.DeploymentState) string {
+func githubCommentStatus(s store.DeploymentState) string {
 	switch s {
 	case store.StateCapturing, store.StatePreparing:
 		return github.CommentBuilding
@@ -150,8 +153,8 @@ func commentStatus(s store.DeploymentState) string {
 	return github.CommentQueued // requested, or superseded by a newer one
 }
 
-// failure names the failed step and its first error lines.
-func failure(d store.Deployment) (step, text string) {
+// githubFailure names the failed step and its first error lines.
+func githubFailure(d store.Deployment) (step, text string) {
 	lines := []string{}
 	if d.ErrorCode != "" || d.ErrorMessage != "" {
 		lines = append(lines, strings.TrimSpace(d.ErrorCode+": "+d.ErrorMessage))
@@ -175,10 +178,10 @@ func failure(d store.Deployment) (step, text string) {
 	return step, strings.Join(lines, "\n")
 }
 
-// statusOf maps a comment status to a commit status; "" sets none (a PR
+// githubStatusOf maps a comment status to a commit status; "" sets none (a PR
 // waiting for approval has nothing running, and one closed has no head to
 // judge).
-func statusOf(s string) (state, description string) {
+func githubStatusOf(s string) (state, description string) {
 	switch s {
 	case github.CommentQueued, github.CommentBuilding, github.CommentDeploying:
 		return github.StatePending, fmt.Sprintf("Preview %s", s)
@@ -188,4 +191,40 @@ func statusOf(s string) (state, description string) {
 		return github.StateFailure, "Preview failed"
 	}
 	return "", ""
+}
+
+// environmentStatus sets the commit status of a deployment that is no pull
+// request's preview (a push deploy of an environment following a branch):
+// on the environment's commit, when it has one and the application is
+// linked to a repository.
+func (w *GitHubNotifyWorker) environmentStatus(ctx context.Context, teamID, deploymentID string) error {
+	st := w.deps.Store
+	d, err := st.GetDeployment(ctx, teamID, deploymentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	env, err := st.GetEnvironment(ctx, teamID, d.EnvironmentID)
+	if err != nil {
+		return githubIgnoreMissing(err)
+	}
+	link, err := st.GetGitHubRepositoryLink(ctx, teamID, d.ApplicationID)
+	if err != nil {
+		return githubIgnoreMissing(err)
+	}
+	app, err := st.GetApplication(ctx, teamID, d.ApplicationID)
+	if err != nil {
+		return githubIgnoreMissing(err)
+	}
+	state, _ := githubStatusOf(githubCommentStatus(d.State))
+	if env.Commit == "" || state == "" {
+		return nil
+	}
+	return w.deps.GitHub.CreateStatus(ctx, link.InstallationID, link.FullName, env.Commit, github.Status{
+		State: state, Context: github.StatusContext(app.Name) + "/" + env.Name,
+		Description: fmt.Sprintf("%s: deployment %s", env.Name, d.State),
+		TargetURL:   w.deps.deploymentURL(teamID, d.ApplicationID, d.ID),
+	})
 }

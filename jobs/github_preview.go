@@ -23,9 +23,6 @@ type GitHubPreviewArgs struct {
 // Kind is the job's stable name.
 func (GitHubPreviewArgs) Kind() string { return "github_preview" }
 
-// InsertOpts puts it on the GitHub queue.
-func (GitHubPreviewArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueGitHub} }
-
 // GitHubPreviewWorker asks the preview machinery for the deployment and
 // records it on the pull request, with a notification in the same
 // transaction.
@@ -52,7 +49,7 @@ func (w *GitHubPreviewWorker) Work(ctx context.Context, job *river.Job[GitHubPre
 	if w.deps.Previews == nil {
 		return river.JobCancel(errors.New("previews_not_configured: no preview deployer"))
 	}
-	depID, err := w.deps.Previews.EnsurePreview(ctx, a.TeamID, pr.ApplicationID, previewRef(pr), pr.HeadSHA)
+	depID, err := w.deps.Previews.EnsurePreview(ctx, a.TeamID, pr.ApplicationID, githubPreviewRef(pr), pr.HeadSHA)
 	if err != nil {
 		return fmt.Errorf("ensure preview of %s#%d: %w", pr.FullName, pr.Number, err)
 	}
@@ -61,7 +58,7 @@ func (w *GitHubPreviewWorker) Work(ctx context.Context, job *river.Job[GitHubPre
 		if _, err := tx.UpdateGitHubPullRequest(ctx, a.TeamID, pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &depID}); err != nil {
 			return err
 		}
-		return insertTx(ctx, tx, GitHubNotifyArgs{TeamID: a.TeamID, PullRequestID: pr.ID})
+		return githubInsertTx(ctx, tx, GitHubNotifyArgs{TeamID: a.TeamID, PullRequestID: pr.ID})
 	})
 }
 

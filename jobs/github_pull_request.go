@@ -18,9 +18,6 @@ type GitHubPullRequestArgs struct {
 // Kind is the job's stable name.
 func (GitHubPullRequestArgs) Kind() string { return "github_pull_request" }
 
-// InsertOpts puts it on the GitHub queue.
-func (GitHubPullRequestArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueGitHub} }
-
 // GitHubPullRequestWorker decides, per application following the
 // repository, what a pull request gets: a same-repository PR by an author
 // with write permission gets its preview (re)deployed; a PR from a fork or
@@ -34,11 +31,11 @@ type GitHubPullRequestWorker struct {
 // Work handles the delivery.
 func (w *GitHubPullRequestWorker) Work(ctx context.Context, job *river.Job[GitHubPullRequestArgs]) error {
 	st := w.deps.Store
-	d, s, err := loadDelivery(ctx, st, job.Args.DeliveryID)
+	d, s, err := githubLoadDelivery(ctx, st, job.Args.DeliveryID)
 	if err != nil {
 		return err
 	}
-	teamID, err := activeTeam(ctx, st, d.InstallationID)
+	teamID, err := githubActiveTeam(ctx, st, d.InstallationID)
 	if err != nil {
 		return err
 	}
@@ -96,10 +93,10 @@ func (w *GitHubPullRequestWorker) open(ctx context.Context, teamID string, insta
 			}); err != nil {
 				return err
 			}
-			return insertTx(ctx, tx, GitHubNotifyArgs{TeamID: teamID, PullRequestID: pr.ID})
+			return githubInsertTx(ctx, tx, GitHubNotifyArgs{TeamID: teamID, PullRequestID: pr.ID})
 		}
 		// Automatic, or approved at this very head commit (a redelivery).
-		return insertTx(ctx, tx, GitHubPreviewArgs{TeamID: teamID, PullRequestID: pr.ID, HeadSHA: pr.HeadSHA})
+		return githubInsertTx(ctx, tx, GitHubPreviewArgs{TeamID: teamID, PullRequestID: pr.ID, HeadSHA: pr.HeadSHA})
 	})
 }
 
@@ -107,13 +104,15 @@ func (w *GitHubPullRequestWorker) close(ctx context.Context, teamID string, l st
 	st := w.deps.Store
 	pr, err := st.FindGitHubPullRequest(ctx, teamID, l.ApplicationID, s.RepositoryID, s.Number)
 	if err != nil {
-		return ignoreMissing(err) // never opened here: nothing to remove
+		return githubIgnoreMissing(err) // never opened here: nothing to remove
 	}
-	if pr.Approval != store.ApprovalPending {
+	// A preview may exist even when the row is pending again: one approved
+	// at an earlier head keeps running until deleted.
+	if pr.DeploymentID != "" || pr.Approval != store.ApprovalPending {
 		if w.deps.Previews == nil {
 			return river.JobCancel(fmt.Errorf("previews_not_configured: cannot delete the preview of %s", pr.HeadBranch))
 		}
-		if err := w.deps.Previews.DeletePreview(ctx, teamID, l.ApplicationID, previewRef(pr)); err != nil {
+		if err := w.deps.Previews.DeletePreview(ctx, teamID, l.ApplicationID, githubPreviewRef(pr)); err != nil {
 			return err
 		}
 	}
@@ -122,15 +121,15 @@ func (w *GitHubPullRequestWorker) close(ctx context.Context, teamID string, l st
 		if _, err := tx.UpdateGitHubPullRequest(ctx, teamID, pr.ID, store.GitHubPullRequestUpdate{State: &closed, Status: &removed}); err != nil {
 			return err
 		}
-		return insertTx(ctx, tx, GitHubNotifyArgs{TeamID: teamID, PullRequestID: pr.ID})
+		return githubInsertTx(ctx, tx, GitHubNotifyArgs{TeamID: teamID, PullRequestID: pr.ID})
 	})
 }
 
-// previewRef is the branch a pull request's preview deploys. A fork's
+// githubPreviewRef is the branch a pull request's preview deploys. A fork's
 // branch does not exist in the application's repository (and its name may
 // shadow one that does, such as main), so fork previews deploy the ref
 // GitHub keeps for every pull request in the base repository.
-func previewRef(pr store.GitHubPullRequest) string {
+func githubPreviewRef(pr store.GitHubPullRequest) string {
 	if pr.FromFork {
 		return fmt.Sprintf("pull/%d/head", pr.Number)
 	}

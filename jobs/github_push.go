@@ -17,13 +17,6 @@ type GitHubPushArgs struct {
 // Kind is the job's stable name.
 func (GitHubPushArgs) Kind() string { return "github_push" }
 
-// InsertOpts: GitHub events have their own queue, so a burst of webhooks
-// never waits behind deployments.
-func (GitHubPushArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueGitHub} }
-
-// QueueGitHub runs GitHub webhook and notification jobs.
-const QueueGitHub = "github"
-
 // GitHubPushWorker turns a push into a sync hint for every application
 // following the repository. It never deploys the commit the payload names:
 // a payload is a hint that something moved, and the sync machinery lists
@@ -38,11 +31,11 @@ type GitHubPushWorker struct {
 // the sync hook, when there is one.
 func (w *GitHubPushWorker) Work(ctx context.Context, job *river.Job[GitHubPushArgs]) error {
 	st := w.deps.Store
-	d, s, err := loadDelivery(ctx, st, job.Args.DeliveryID)
+	d, s, err := githubLoadDelivery(ctx, st, job.Args.DeliveryID)
 	if err != nil {
 		return err
 	}
-	teamID, err := activeTeam(ctx, st, d.InstallationID)
+	teamID, err := githubActiveTeam(ctx, st, d.InstallationID)
 	if err != nil {
 		return err
 	}

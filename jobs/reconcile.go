@@ -109,8 +109,10 @@ func (w *ReconcileWorker) Reconcile(ctx context.Context, teamID, deploymentID st
 			ensured = true
 		}
 		if _, err := p.Driver.UpdateService(ctx, svc); err != nil {
+			p.Metrics.DriftRepaired("failed")
 			return repaired, err
 		}
+		p.Metrics.DriftRepaired("repaired")
 		repaired = append(repaired, Repaired{Service: a.Service, Drift: a.Drift})
 		if w.OnRepair != nil {
 			w.OnRepair(a.Service, a.Drift)

@@ -11,6 +11,8 @@ CREATE TABLE deployed_routes (
         hostname = lower(hostname) AND hostname !~ '\.$' AND length(hostname) BETWEEN 1 AND 253),
     wildcard         boolean NOT NULL GENERATED ALWAYS AS (hostname LIKE '*.%') STORED,
     visibility       text NOT NULL CHECK (visibility IN ('public', 'private')),
+    -- The manifest's service name (for people) and its Swarm DNS name.
+    service          text NOT NULL DEFAULT '',
     backend_service  text NOT NULL DEFAULT '',
     backend_port     integer NOT NULL DEFAULT 0 CHECK (backend_port BETWEEN 0 AND 65535),
     backend_network  text NOT NULL DEFAULT '',
@@ -35,7 +37,9 @@ CREATE TABLE route_table_version (
 INSERT INTO route_table_version (singleton, version) VALUES (true, 0);
 
 -- Deleting an environment cascades its routes away; the version must move
--- then too, or the gateway would keep serving them.
+-- then too, or the gateway would keep serving them. Per row, so statements
+-- that touch no route (most environment deletions) never take the
+-- version row's lock.
 CREATE FUNCTION deployed_routes_bump_version() RETURNS trigger AS $$
 BEGIN
     UPDATE route_table_version SET version = version + 1;
@@ -43,5 +47,16 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql;
 CREATE TRIGGER deployed_routes_bump_version
-    AFTER INSERT OR UPDATE OR DELETE ON deployed_routes
-    FOR EACH STATEMENT EXECUTE FUNCTION deployed_routes_bump_version();
+    AFTER INSERT OR DELETE ON deployed_routes
+    FOR EACH ROW EXECUTE FUNCTION deployed_routes_bump_version();
+-- A redeploy rewrites its rows with a new deployment_id: only what the
+-- gateway serves moves the version.
+CREATE TRIGGER deployed_routes_bump_version_on_change
+    AFTER UPDATE ON deployed_routes
+    FOR EACH ROW
+    WHEN ((OLD.hostname, OLD.environment_id, OLD.visibility, OLD.backend_service, OLD.backend_port,
+           OLD.backend_network, OLD.redirect_to, OLD.redirect_status, OLD.preserve_path)
+          IS DISTINCT FROM
+          (NEW.hostname, NEW.environment_id, NEW.visibility, NEW.backend_service, NEW.backend_port,
+           NEW.backend_network, NEW.redirect_to, NEW.redirect_status, NEW.preserve_path))
+    EXECUTE FUNCTION deployed_routes_bump_version();

@@ -87,4 +87,7 @@
 //	hostnames:    SetEnvironmentHostnames(ctx, teamID, envID, hostnames) (the env's whole set);
 //	              ListHostnames(ctx, teamID, envID); ReleaseHostnames(ctx, teamID, envID);
 //	              NormalizeHostname(h)
+//	routes:       SetEnvironmentRoutes(ctx, teamID, envID, routes) (the env's whole set; bumps the version);
+//	              DeleteEnvironmentRoutes(ctx, teamID, envID); ListEnvironmentRoutes(ctx, teamID, envID);
+//	              RouteTable(ctx) and RouteTableVersion(ctx) (span teams: serve's gateway feed)
 package store

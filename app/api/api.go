@@ -49,9 +49,11 @@ func Register(r fiber.Router, cfg Config) {
 	r.Delete("/tokens/:token", h.requireScope(auth.TokensManage), h.tokenRevoke)
 	r.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
 	r.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
+	r.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
 	r.Get("/applications/:app", h.requireScope(auth.AppsRead), h.applicationShow)
 	r.Delete("/applications/:app", h.requireScope(auth.AppsDelete), h.applicationDelete)
 	h.registerDeploy(r)
+	h.registerRoutes(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -221,6 +221,15 @@ func TestApply_JSONBody(t *testing.T) {
 	}
 	r = b.do(t, b.owner, http.MethodPost, "/api/v1/applications/apply", "application/json", []byte(`{"api_version": "slipway.dev/v1alpha1",`))
 	want(t, r, http.StatusBadRequest, "json_malformed")
+	// A decode error of a JSON body (here an unknown field) is
+	// json_malformed too; only validation errors are 422.
+	r = b.do(t, b.owner, http.MethodPost, "/api/v1/applications/apply", "application/json", []byte(strings.Replace(doc, `"kind"`, `"routez":1,"kind"`, 1)))
+	want(t, r, http.StatusBadRequest, "json_malformed")
+	if !strings.Contains(r.body["message"].(string), "routez") {
+		t.Fatalf("json_malformed does not name the field: %s", r.raw)
+	}
+	r = b.do(t, b.owner, http.MethodPost, "/api/v1/applications/apply", "application/json", []byte(strings.Replace(doc, `"name":"web"`, `"name":"Web_X"`, 1)))
+	want(t, r, http.StatusUnprocessableEntity, "manifest_validation_failed")
 }
 
 func TestApply_InvalidManifestListsEveryErrorWithPositions(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
 )
 
 // ManifestBodyLimit bounds a submitted manifest, tighter than the server's
@@ -42,6 +43,9 @@ func (h *handler) manifestApply(c *fiber.Ctx) error {
 	opts := service.ApplyOptions{Format: "toml", Deploy: c.QueryBool("deploy")}
 	if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEApplicationJSON) {
 		opts.Format = "json"
+		// The spec: a JSON body that does not decode (bad syntax, unknown
+		// field, wrong type) is json_malformed, not field errors; only a
+		// decoded manifest that fails validation is 422.
 		if !json.Valid(body) {
 			var v any
 			bad := decode(body, &v)
@@ -49,6 +53,9 @@ func (h *handler) manifestApply(c *fiber.Ctx) error {
 				bad = &badBody{"json_malformed", "the body is not valid JSON", nil}
 			}
 			return bad.write(c)
+		}
+		if _, err := manifest.Decode(body, "json"); err != nil {
+			return WriteError(c, http.StatusBadRequest, "json_malformed", "the body is not a manifest: "+err.Error(), nil)
 		}
 	}
 	if m := strings.Trim(strings.TrimSpace(c.Get(fiber.HeaderIfMatch)), `"`); m != "" {

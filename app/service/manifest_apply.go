@@ -157,6 +157,9 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 		if err != nil {
 			return err
 		}
+		if err := reserveHostnames(ctx, tx, a, app, m, envs); err != nil {
+			return err
+		}
 		if !opts.Deploy {
 			return nil
 		}

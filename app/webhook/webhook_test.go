@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -172,7 +173,7 @@ func setup(t testing.TB, work bool) *testBundle {
 	}
 	cfg := &river.Config{Workers: workers, Logger: slog.New(slog.DiscardHandler)}
 	if work {
-		cfg.Queues = map[string]river.QueueConfig{jobs.QueueGitHub: {MaxWorkers: 4}}
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
 		cfg.FetchPollInterval = 20 * time.Millisecond
 		cfg.FetchCooldown = 5 * time.Millisecond
 	}
@@ -271,6 +272,8 @@ func (b *testBundle) appComments(number int) []githubtest.Comment {
 	return out
 }
 
+var resign = flag.Bool("resign", false, "rewrite testdata/*.sig from testdata/secret.txt")
+
 func TestFixtures_AreSigned(t *testing.T) {
 	t.Parallel()
 	secret := fixtureSecret(t)
@@ -279,9 +282,19 @@ func TestFixtures_AreSigned(t *testing.T) {
 		t.Fatalf("fixtures: %v %v", names, err)
 	}
 	for _, n := range names {
+		if *resign {
+			body, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig := webhook.SignatureHeader(secret, body) + "\n"
+			if err := os.WriteFile(strings.TrimSuffix(n, ".json")+".sig", []byte(sig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		f := loadFixture(t, strings.TrimSuffix(filepath.Base(n), ".json"))
 		if !webhook.VerifySignature(secret, f.body, f.sig) {
-			t.Errorf("%s: its .sig does not sign it (re-sign fixtures after editing them)", n)
+			t.Errorf("%s: its .sig does not sign it (after editing a fixture, run go test -run Fixtures ./app/webhook/ -args -resign)", n)
 		}
 	}
 }
@@ -617,4 +630,61 @@ func TestInstallation_SuspendIgnoresEvents(t *testing.T) {
 	if _, err := b.st.GetGitHubRepositoryLink(b.ctx, b.team.ID, b.app.ID); err != nil {
 		t.Fatalf("suspension must keep links for unsuspend: %v", err)
 	}
+}
+
+// A push deploy of an environment (no pull request) gets its commit status
+// on the environment's commit.
+func TestNotify_EnvironmentStatus(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	sha := strings.Repeat("e", 40)
+	env, err := b.st.CreateEnvironment(b.ctx, b.team.ID, store.EnvironmentParams{
+		ApplicationID: b.app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "notes-production",
+		Branch: "main", Commit: sha, Sync: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.st.CreateDeployment(b.ctx, b.team.ID, store.DeploymentParams{EnvironmentID: env.ID, Origin: store.OriginBuild})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.FailDeployment(b.ctx, b.team.ID, d.ID, "rollout_failed", "web did not converge"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.client.Insert(b.ctx, jobs.GitHubNotifyArgs{TeamID: b.team.ID, DeploymentID: d.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.settle(t)
+	st := b.fake.Statuses(repoName)
+	if len(st) != 1 || st[0].SHA != sha || st[0].State != "failure" || st[0].Context != "slipway/notes/production" ||
+		!strings.HasSuffix(st[0].TargetURL, "/deployments/"+d.ID) {
+		t.Fatalf("statuses = %+v", st)
+	}
+	if n := len(b.fake.Comments(repoName, 5)); n != 0 {
+		t.Fatalf("%d comments for an environment deployment", n)
+	}
+}
+
+// GitHub being down delays the comment, never the preview: the deployment
+// is requested while the notification waits to be retried.
+func TestPullRequest_GitHubOutageDoesNotBlockPreview(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	b.fake.Fail(http.MethodPost, "/repos/acme/notes/issues/", http.StatusServiceUnavailable, 1000, nil)
+	b.fake.Fail(http.MethodGet, "/repos/acme/notes/issues/", http.StatusServiceUnavailable, 1000, nil)
+	if code := b.post(t, "pull_request_opened", "outage"); code != http.StatusAccepted {
+		t.Fatalf("status %d", code)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ensured, _ := b.previews.calls()
+		retrying := b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'github_notify' AND state = 'retryable'`)
+		if len(ensured) == 1 && retrying == 1 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ensured, _ := b.previews.calls()
+	t.Fatalf("EnsurePreview calls %q; want the preview requested and the notification retrying", ensured)
 }

@@ -131,6 +131,10 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		ln.Close()
 		return err
 	}
+	if err := startDevGateway(ctx, st, dataDir, out, logger); err != nil {
+		ln.Close()
+		return err
+	}
 
 	var wg sync.WaitGroup
 	errs := make([]error, 2)

@@ -16,7 +16,7 @@ func newEnvCommand() *cobra.Command {
 		Aliases: []string{"environment", "environments"},
 		Short:   "Deploy, restore and list an application's environments",
 	}
-	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand())
+	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand())
 	return cmd
 }
 

@@ -39,6 +39,7 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*job
 		Images:             image.NewResolver(engine, s.PullImages),
 		Builds:             &build.Builder{Engine: engine, Installation: s.Installation, Pull: s.PullImages, Logger: logger},
 		Log:                logger,
+		Routes:             gatewayRoutes(st, engine, logger),
 		ConvergenceTimeout: s.ConvergenceTimeout,
 		PrepareTimeout:     s.PrepareTimeout,
 	}, nil

@@ -51,6 +51,7 @@ func newServeCommand() *cobra.Command {
 				return fmt.Errorf("--listen %s: %w", listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
+			startServeGatewayFeed(ctx, store.New(pool), logger)
 			return serveHTTP(ctx, ln, app.Config{Store: store.New(pool), Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime})
 		},
 	}

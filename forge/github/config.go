@@ -50,15 +50,23 @@ func (e *ConfigError) Error() string { return e.Field + ": " + e.Code + ": " + e
 // configured at all (SLIPWAY_GITHUB_APP_ID unset): GitHub is optional.
 var ErrNotConfigured = errors.New("github_not_configured: SLIPWAY_GITHUB_APP_ID is not set")
 
+// Settings are the daemon's GitHub settings as configured (config.GitHub
+// maps onto it field by field): file paths, not their contents.
+type Settings struct {
+	APIURL            string
+	WebURL            string
+	AppID             int64
+	AppSlug           string
+	PrivateKeyFile    string
+	WebhookSecretFile string
+}
+
 // ConfigFromEnv reads the SLIPWAY_GITHUB_* variables through getenv and
 // the files they name through readFile (nil means os.Getenv and
 // os.ReadFile). Every problem names its variable.
 func ConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
-	}
-	if readFile == nil {
-		readFile = os.ReadFile
 	}
 	rawID := strings.TrimSpace(getenv(EnvAppID))
 	if rawID == "" {
@@ -68,33 +76,46 @@ func ConfigFromEnv(getenv func(string) string, readFile func(string) ([]byte, er
 	if err != nil || id <= 0 {
 		return Config{}, &ConfigError{EnvAppID, "app_id_invalid", fmt.Sprintf("%q is not a positive integer", rawID)}
 	}
-	cfg := Config{
-		APIURL:  getenv(EnvAPIURL),
-		WebURL:  getenv(EnvWebURL),
-		AppID:   id,
-		AppSlug: strings.TrimSpace(getenv(EnvAppSlug)),
+	return ConfigFromSettings(Settings{
+		APIURL: getenv(EnvAPIURL), WebURL: getenv(EnvWebURL), AppID: id, AppSlug: strings.TrimSpace(getenv(EnvAppSlug)),
+		PrivateKeyFile: getenv(EnvPrivateKeyFile), WebhookSecretFile: getenv(EnvWebhookSecretFile),
+	}, readFile)
+}
+
+// ConfigFromSettings reads the key and secret files the settings name
+// (readFile nil means os.ReadFile). AppID 0 is ErrNotConfigured. Errors
+// name the setting by its environment variable.
+func ConfigFromSettings(st Settings, readFile func(string) ([]byte, error)) (Config, error) {
+	if readFile == nil {
+		readFile = os.ReadFile
 	}
+	if st.AppID == 0 {
+		return Config{}, ErrNotConfigured
+	}
+	if st.AppID < 0 {
+		return Config{}, &ConfigError{EnvAppID, "app_id_invalid", "the App id must be positive"}
+	}
+	cfg := Config{APIURL: st.APIURL, WebURL: st.WebURL, AppID: st.AppID, AppSlug: st.AppSlug}
 	if cfg.AppSlug == "" {
 		return Config{}, &ConfigError{EnvAppSlug, "app_slug_missing", "set it to the App's slug (github.com/apps/<slug>)"}
 	}
 	for _, f := range []struct {
-		env, code string
-		dst       *[]byte
+		env, code, path string
+		dst             *[]byte
 	}{
-		{EnvPrivateKeyFile, "private_key_file", &cfg.PrivateKey},
-		{EnvWebhookSecretFile, "webhook_secret_file", &cfg.WebhookSecret},
+		{EnvPrivateKeyFile, "private_key_file", st.PrivateKeyFile, &cfg.PrivateKey},
+		{EnvWebhookSecretFile, "webhook_secret_file", st.WebhookSecretFile, &cfg.WebhookSecret},
 	} {
-		path := getenv(f.env)
-		if path == "" {
+		if f.path == "" {
 			return Config{}, &ConfigError{f.env, f.code + "_missing", "set it to the path of the file"}
 		}
-		b, err := readFile(path)
+		b, err := readFile(f.path)
 		if err != nil {
 			return Config{}, &ConfigError{f.env, f.code + "_unreadable", err.Error()}
 		}
 		*f.dst = []byte(strings.TrimSpace(string(b)))
 		if len(*f.dst) == 0 {
-			return Config{}, &ConfigError{f.env, f.code + "_empty", path + " is empty"}
+			return Config{}, &ConfigError{f.env, f.code + "_empty", f.path + " is empty"}
 		}
 	}
 	return cfg.normalize()

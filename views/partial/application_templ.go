@@ -71,7 +71,7 @@ func ApplicationList(rows []ApplicationRow) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if views.Can(ctx, "apps:write") {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p>or paste one above.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p>or paste or upload one below.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slipwayhq/slipway/app/api"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// TestDeploy_EndToEnd runs `slipway dev` and deploys a scratch image to the
+// real Swarm with `slipway app apply --deploy --wait`, then reads it back
+// with `slipway app status`.
+func TestDeploy_EndToEnd(t *testing.T) {
+	t.Parallel()
+	bin := slipwayBinary(t)
+	image := swarmtest.Image(t, "web")
+	dir, err := os.MkdirTemp("", "slipway-deploy-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil { // the private Postgres runs as postgres
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(dir, "token")
+	dev := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
+	dev.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_IMAGES_PULL=false")
+	logFile, err := os.Create(filepath.Join(dir, "dev.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.Stderr = logFile
+	stdout, err := dev.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- dev.Wait()
+	}()
+	// stopDev stops dev (and its worker) before the Swarm objects are
+	// removed, so no reconciliation repairs them meanwhile.
+	var stopOnce sync.Once
+	stopDev := func() {
+		stopOnce.Do(func() {
+			_ = dev.Process.Signal(syscall.SIGINT)
+			select {
+			case <-exited:
+			case <-time.After(60 * time.Second):
+				_ = dev.Process.Kill()
+				<-exited
+			}
+		})
+	}
+	t.Cleanup(func() {
+		stopDev()
+		if t.Failed() {
+			log, _ := os.ReadFile(logFile.Name())
+			t.Logf("slipway dev log:\n%s", log)
+		}
+	})
+
+	urlRE := regexp.MustCompile(`running at (http://\S+)`)
+	var base string
+	deadline := time.After(90 * time.Second)
+	for base == "" || !fileExists(tokenFile) {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("slipway dev exited early")
+			}
+			if m := urlRE.FindStringSubmatch(l); m != nil {
+				base = m[1]
+			}
+		case <-deadline:
+			t.Fatal("slipway dev did not start in 90s")
+		}
+	}
+	go func() {
+		for range lines { // keep dev's stdout drained
+		}
+	}()
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliEnv := append(withoutEnv(withoutEnv(os.Environ(), "SLIPWAY_URL"), "SLIPWAY_TOKEN"),
+		"SLIPWAY_URL="+base, "SLIPWAY_TOKEN="+strings.TrimSpace(string(token)))
+	cli := func(args ...string) (string, error) {
+		c := exec.Command(bin, args...)
+		c.Env = cliEnv
+		out, err := c.CombinedOutput()
+		t.Logf("slipway %s:\n%s", strings.Join(args, " "), out)
+		return string(out), err
+	}
+
+	name := "e2e-" + swarmtest.ID()
+	manifestFile := filepath.Join(dir, "slipway.toml")
+	doc := fmt.Sprintf(`api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+[metadata]
+name = %q
+
+[[spec.services]]
+name = "web"
+replicas = 2
+[spec.services.environment]
+VERSION = "one"
+[spec.services.source]
+type = "image"
+image = %q
+[spec.services.healthcheck]
+type = "http"
+port = 8080
+interval_seconds = 2
+timeout_seconds = 1
+start_period_seconds = 2
+`, name, image)
+	if err := os.WriteFile(manifestFile, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, applyErr := cli("app", "apply", "--file", manifestFile, "--deploy", "--wait", "--timeout", "4m")
+	// Whatever the outcome, remove what the deployment created, by the
+	// environment's labels, once dev is stopped.
+	var status api.ApplicationStatus
+	statusOut, err := statusJSON(bin, cliEnv, name)
+	if err != nil {
+		t.Fatalf("app status: %v", err)
+	}
+	if err := json.Unmarshal([]byte(statusOut), &status); err != nil || len(status.Environments) != 1 {
+		t.Fatalf("app status --format json: %v\n%s", err, statusOut)
+	}
+	env := status.Environments[0]
+	t.Cleanup(func() {
+		stopDev()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		d := swarm.NewDriver(swarmtest.Client(t), nil)
+		ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
+		if _, err := d.RemoveEnvironment(ctx, ref); err != nil {
+			t.Logf("remove environment %s (dev.slipway.env=%s): %v", env.Name, env.ID, err)
+		}
+		if _, err := d.RemoveVolumes(ctx, ref); err != nil {
+			t.Logf("remove volumes of %s: %v", env.ID, err)
+		}
+		if left, err := d.Observe(ctx, ref); err == nil && len(left.Services)+len(left.Networks)+len(left.Configs)+len(left.Secrets) > 0 {
+			t.Errorf("objects labelled dev.slipway.env=%s remain: %d services, %d networks, %d configs, %d secrets",
+				env.ID, len(left.Services), len(left.Networks), len(left.Configs), len(left.Secrets))
+		}
+	})
+	if applyErr != nil {
+		t.Fatalf("slipway app apply --deploy --wait: %v", applyErr)
+	}
+	for _, want := range []string{"created, revision 1", "created environments: production", "succeeded rollout:web", "succeeded in"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("apply output lacks %q", want)
+		}
+	}
+	if env.Error != "" || len(env.Services) != 1 {
+		t.Fatalf("status of %s: %+v", env.Name, env)
+	}
+	s := env.Services[0]
+	if s.Service != "web" || s.Desired != 2 || s.Running != 2 || s.Health != "healthy" || !strings.HasPrefix(s.Image, image) {
+		t.Fatalf("web runs as %+v", s)
+	}
+	if env.LatestDeployment == nil || env.LatestDeployment.State != "succeeded" {
+		t.Fatalf("latest deployment %+v", env.LatestDeployment)
+	}
+	text, err := cli("app", "status", name)
+	if err != nil || !strings.Contains(text, "2/2") || !strings.Contains(text, "healthy") {
+		t.Fatalf("app status text: %v", err)
+	}
+	// deploying again through env deploy also waits to success.
+	if out, err := cli("env", "deploy", name, "production", "--wait", "--timeout", "4m"); err != nil || !strings.Contains(out, "succeeded") {
+		t.Fatalf("env deploy --wait: %v", err)
+	}
+}
+
+// statusJSON runs `slipway app status NAME --format json` and returns its stdout.
+func statusJSON(bin string, env []string, name string) (string, error) {
+	c := exec.Command(bin, "app", "status", name, "--format", "json")
+	c.Env = env
+	out, err := c.Output()
+	return string(out), err
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// Environment variables of the control plane's side of the gateway.
+const (
+	// envGatewaySocketDir is where serve puts gateway.sock (dev uses
+	// <data-dir>/gateway).
+	envGatewaySocketDir     = "SLIPWAY_GATEWAY_SOCKET_DIR"
+	defaultGatewaySocketDir = "/var/run/slipway"
+	// envGatewayName names the gateway container (default slipway-gateway);
+	// tests run their own.
+	envGatewayName = "SLIPWAY_GATEWAY_NAME"
+	// envGateway=off keeps `slipway dev` from creating the container.
+	envGateway = "SLIPWAY_GATEWAY"
+
+	gatewaySocketName   = "gateway.sock"
+	gatewayPollInterval = time.Second
+)
+
+// gatewayRoutes is the pipeline's routes hook: deployed routes in the
+// store, and the gateway container joined to ingress overlays.
+func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger) jobs.RoutesHook {
+	return &jobs.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName))}
+}
+
+// startServeGatewayFeed serves the route table for a gateway on this host.
+// The gateway is optional for serve: a socket directory it cannot use is
+// logged, not fatal.
+func startServeGatewayFeed(ctx context.Context, st *store.Store, logger *slog.Logger) {
+	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
+	if err := startGatewayFeed(ctx, st, dir, logger); err != nil {
+		logger.Warn("gateway route feed disabled", "err", err)
+	}
+}
+
+// startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
+// and runs the gateway container from an image built out of this very
+// binary. Without a reachable Docker, dev goes on without a gateway.
+func startDevGateway(ctx context.Context, st *store.Store, dataDir string, out io.Writer, logger *slog.Logger) error {
+	dir := filepath.Join(dataDir, "gateway")
+	if err := startGatewayFeed(ctx, st, dir, logger); err != nil {
+		return err
+	}
+	if os.Getenv(envGateway) == "off" {
+		return nil
+	}
+	cfg, err := gatewayctl.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	cli, err := swarm.NewEngine()
+	if err == nil {
+		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = cli.Ping(pingCtx)
+		cancel()
+	}
+	if err != nil {
+		logger.Warn("Docker is unreachable: running without the gateway", "err", err)
+		return nil
+	}
+	m := gatewayctl.New(cli, logger, os.Getenv(envGatewayName))
+	if cfg.Image == "" {
+		if cfg.Image, err = m.BuildDevImage(ctx, ""); err != nil {
+			logger.Warn("cannot build the gateway image from this binary (build it static with `make build`): running without the gateway", "err", err)
+			return nil
+		}
+	}
+	cfg.SocketDir = dir
+	cfg.SocketName = gatewaySocketName
+	if _, err := m.EnsureGateway(ctx, cfg); err != nil {
+		logger.Warn("cannot start the gateway container: running without it", "err", err)
+		return nil
+	}
+	fmt.Fprintf(out, "Gateway listening on http://127.0.0.1:%d", cfg.HTTPPort)
+	if cfg.HTTPSPort > 0 {
+		fmt.Fprintf(out, " and https://127.0.0.1:%d", cfg.HTTPSPort)
+	}
+	fmt.Fprintln(out)
+	return nil
+}
+
+// startGatewayFeed listens on <dir>/gateway.sock and serves the route
+// table there (ingress.RoutesPath, long-poll), republishing whenever the
+// store's version moves, until ctx ends.
+func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *slog.Logger) error {
+	// Only the control plane and the gateway (root in its container) may
+	// reach the socket: it hands out every team's routes.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("gateway socket directory %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("gateway socket directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, gatewaySocketName)
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return fmt.Errorf("gateway socket %s: another control plane is serving it (gateway_socket_in_use)", path)
+	}
+	// A socket left by a control plane that did not stop cleanly.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("gateway socket %s: %w", path, err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("gateway socket %s: %w", path, err)
+	}
+	pub := ingress.NewPublisher()
+	mux := http.NewServeMux()
+	mux.Handle(ingress.RoutesPath, pub)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("gateway route feed stopped", "socket", path, "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		// Long-polls would hold Shutdown for their whole wait.
+		_ = srv.Close()
+		_ = os.Remove(path)
+	}()
+	go feedRoutes(ctx, st, pub, logger)
+	logger.Info("gateway route feed listening", "socket", path)
+	return nil
+}
+
+// feedRoutes publishes the route table once at start (even empty: gateways
+// get 503 until then) and again whenever its version changes.
+func feedRoutes(ctx context.Context, st *store.Store, pub *ingress.Publisher, logger *slog.Logger) {
+	published := int64(-1)
+	t := time.NewTicker(gatewayPollInterval)
+	defer t.Stop()
+	for {
+		v, err := st.RouteTableVersion(ctx)
+		if err == nil && v != published {
+			var table ingress.Table
+			if table, err = loadRouteTable(ctx, st, logger); err == nil {
+				pub.Publish(table)
+				published = table.Version
+				logger.Debug("published route table", "version", table.Version, "routes", len(table.Routes))
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("read route table", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// loadRouteTable converts the store's routes into the gateway's table. A
+// route the gateway would refuse is left out and logged, because the
+// gateway refuses a whole table for one bad route.
+func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (ingress.Table, error) {
+	version, routes, err := st.RouteTable(ctx)
+	if err != nil {
+		return ingress.Table{}, err
+	}
+	table := ingress.Table{Version: version, Routes: make([]ingress.Route, 0, len(routes))}
+	for _, r := range routes {
+		ir := ingressRoute(r)
+		if err := (ingress.Table{Routes: []ingress.Route{ir}}).Validate(); err != nil {
+			logger.Error("route left out of the gateway table", "hostname", r.Hostname, "environment", r.EnvironmentID, "err", err)
+			continue
+		}
+		table.Routes = append(table.Routes, ir)
+	}
+	return table, nil
+}
+
+func ingressRoute(r store.DeployedRoute) ingress.Route {
+	ir := ingress.Route{
+		Hostname: r.Hostname, Visibility: ingress.Visibility(r.Visibility),
+		TeamID: r.TeamID, AppID: r.ApplicationID, EnvID: r.EnvironmentID,
+	}
+	if r.RedirectTo != "" {
+		ir.Redirect = &ingress.Redirect{To: r.RedirectTo, Status: r.RedirectStatus, PreservePath: r.PreservePath}
+	} else {
+		ir.Backend = &ingress.Backend{Service: r.BackendService, Port: r.BackendPort, Network: r.BackendNetwork}
+	}
+	return ir
+}

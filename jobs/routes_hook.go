@@ -1,0 +1,142 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// GatewayConnector joins the gateway container to a network and returns
+// its address there (runtime/ingress/gatewayctl.Manager).
+type GatewayConnector interface {
+	ConnectNetwork(ctx context.Context, network string) (ip string, err error)
+}
+
+// GatewayRoutes is the RoutesHook of a Slipway with a gateway: it keeps
+// each environment's deployed routes in the store (serve publishes them to
+// the gateway) and connects the gateway to ingress overlays.
+type GatewayRoutes struct {
+	Store   *store.Store
+	Gateway GatewayConnector
+}
+
+var _ RoutesHook = (*GatewayRoutes)(nil)
+
+// CodeGatewayUnavailable is a deployment failure when a routed environment
+// cannot be joined to the gateway.
+const CodeGatewayUnavailable = "gateway_unavailable"
+
+// Withdraw drops the environment's routes whose hostname the new rendered
+// manifest no longer has. Routes it keeps stay as they are (pointing at
+// the old backends) until Activate, so a route whose destination changes
+// goes over only once the new backend converged.
+func (g *GatewayRoutes) Withdraw(ctx context.Context, d store.Deployment, env store.Environment, rendered []byte) error {
+	m, err := manifest.Decode(rendered, "json")
+	if err != nil {
+		return fmt.Errorf("withdraw routes: decode rendered manifest: %w", err)
+	}
+	keep := map[string]bool{}
+	for _, rt := range m.Spec.Routes {
+		keep[store.NormalizeHostname(rt.Hostname)] = true
+	}
+	current, err := g.Store.ListEnvironmentRoutes(ctx, d.TeamID, env.ID)
+	if err != nil {
+		return err
+	}
+	kept := current[:0]
+	for _, r := range current {
+		if keep[r.Hostname] {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(current) {
+		return nil
+	}
+	return g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, kept)
+}
+
+// Activate makes the environment's routes exactly the rendered manifest's.
+func (g *GatewayRoutes) Activate(ctx context.Context, d store.Deployment, env store.Environment, rendered []byte) error {
+	m, err := manifest.Decode(rendered, "json")
+	if err != nil {
+		return fmt.Errorf("activate routes: decode rendered manifest: %w", err)
+	}
+	routes := DeployedRoutes(d, env, m)
+	err = g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, routes)
+	var c *store.ConflictError
+	if errors.As(err, &c) && c.Code == "hostname_conflict" {
+		return fail("hostname_conflict", "hostname %s is already served by another application", c.Value)
+	}
+	return err
+}
+
+// Connect joins the gateway to the environment's ingress overlay; its
+// address there is what routed services trust as a proxy.
+func (g *GatewayRoutes) Connect(ctx context.Context, env store.Environment, network string) (string, error) {
+	ip, err := g.Gateway.ConnectNetwork(ctx, network)
+	if err != nil {
+		return "", fail(CodeGatewayUnavailable, "the gateway could not join network %s (is the gateway container running?): %v", network, err)
+	}
+	return ip, nil
+}
+
+// DeployedRoutes returns the rows a deployment's rendered manifest serves
+// in env: backends are the services' dnsrr names on the environment's
+// ingress overlay, and each route gets its effective visibility.
+func DeployedRoutes(d store.Deployment, env store.Environment, m *manifest.Manifest) []store.DeployedRoute {
+	short := store.ShortID(env.ID)
+	ceiling := VisibilityCeiling(env, m)
+	out := make([]store.DeployedRoute, 0, len(m.Spec.Routes))
+	for _, rt := range m.Spec.Routes {
+		r := store.DeployedRoute{
+			TeamID: d.TeamID, ApplicationID: env.ApplicationID, EnvironmentID: env.ID, DeploymentID: d.ID,
+			Hostname:   store.NormalizeHostname(rt.Hostname),
+			Visibility: stricter(rt.Visibility, ceiling),
+		}
+		if rt.Redirect != nil {
+			r.RedirectTo, r.RedirectStatus = rt.Redirect.To, rt.Redirect.Status
+			// The manifest's default is to preserve the path.
+			r.PreservePath = rt.Redirect.PreservePath == nil || *rt.Redirect.PreservePath
+		} else {
+			r.Service = rt.Service
+			r.BackendService = swarm.ServiceName(short, rt.Service)
+			r.BackendPort = rt.Port
+			r.BackendNetwork = swarm.IngressNetworkName(short)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// VisibilityCeiling is the strictest visibility env's routes may have: the
+// environment's own setting, else its manifest block's
+// ([spec.environments.<name>] visibility, default public; for previews
+// [spec.previews] visibility, default private).
+func VisibilityCeiling(env store.Environment, m *manifest.Manifest) string {
+	if env.Visibility != "" {
+		return env.Visibility
+	}
+	if env.Kind == store.KindPreview {
+		if m.Spec.Previews != nil && m.Spec.Previews.Visibility != "" {
+			return m.Spec.Previews.Visibility
+		}
+		return manifest.VisibilityPrivate
+	}
+	if b, ok := m.Spec.Environments[env.Name]; ok && b.Visibility != "" {
+		return b.Visibility
+	}
+	return manifest.VisibilityPublic
+}
+
+// stricter returns private unless both a route (default private) and its
+// ceiling are public.
+func stricter(route, ceiling string) string {
+	if route == manifest.VisibilityPublic && ceiling == manifest.VisibilityPublic {
+		return manifest.VisibilityPublic
+	}
+	return manifest.VisibilityPrivate
+}

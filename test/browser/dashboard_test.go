@@ -1,0 +1,386 @@
+package browser
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/swarm"
+	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+)
+
+// The manifest the test types, first with a misspelt field on line 10.
+const manifestTemplate = `api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+
+[metadata]
+name = "browser-%s"
+
+[[spec.services]]
+name = "web"
+replicas = 1
+%s
+[spec.services.source]
+type = "image"
+image = "%s"
+`
+
+// TestDashboard_CreatePlanDeploy is the dashboard's whole first-use path:
+// first-run signup, a manifest with a mistake whose error appears at its
+// line, the fix, the plan, Save and deploy on the real Swarm, and the
+// deployment timeline reaching "succeeded" with no page reload.
+func TestDashboard_CreatePlanDeploy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts slipway dev, Chromium and a Swarm deployment")
+	}
+	image := swarmtest.Image(t, "web")
+	base := startDev(t)
+	shots := artifactsDir(t)
+
+	ctx, cancel := browserContext(t)
+	defer cancel()
+	shot := func(name string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, name+".png"), buf, 0o644)
+		})
+	}
+	fail := func(step string, err error) {
+		t.Helper()
+		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+		_ = chromedp.Do(ctx, shot("failed-"+strings.ReplaceAll(step, " ", "-")))
+		t.Fatalf("%s: %v\npage main:\n%s", step, err, html)
+	}
+	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		tctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		if err := chromedp.Do(tctx, actions...); err != nil {
+			fail(step, err)
+		}
+	}
+	// eval reads something from the page, failing the test as run does.
+	eval := func(step, js string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			fail(step, err)
+		}
+		return v
+	}
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+
+	// Browsers keep the first Run's context for the browser's lifetime, so
+	// start it without a timeout.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+
+	id := swarmtest.ID()
+	bad := fmt.Sprintf(manifestTemplate, id, "replicaz = 2\n", image)
+	good := fmt.Sprintf(manifestTemplate, id, "", image)
+
+	run("first-run signup",
+		chromedp.WaitVisible(css(`[data-testid="signup-form"]`)),
+		chromedp.SendKeys(css(`#f-email`), "owner@example.com"),
+		chromedp.SendKeys(css(`#f-password`), "correct horse battery staple"),
+		chromedp.SendKeys(css(`#f-team`), "Browser team"),
+		shot("01-signup"),
+		chromedp.Click(css(`[data-testid="signup-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
+	)
+
+	// Typing (a keyup after the text changed) validates through htmx.
+	run("paste a manifest with a mistake",
+		chromedp.SetValue(css(`#f-manifest`), strings.TrimSuffix(bad, "\n")),
+		chromedp.SendKeys(css(`#f-manifest`), "\n"),
+		chromedp.WaitVisible(css(`[data-testid="manifest-error"]`)),
+		chromedp.WaitVisible(css(`[data-testid="gutter-error"][data-line="10"]`)),
+		shot("02-error-at-line"),
+	)
+	if line := eval("read the error line", `document.querySelector('[data-testid="manifest-error"]').dataset.line`); line != "10" {
+		t.Fatalf("the error is at line %q, want 10", line)
+	}
+
+	run("fix it and plan",
+		chromedp.SetValue(css(`#f-manifest`), strings.TrimSuffix(good, "\n")),
+		chromedp.SendKeys(css(`#f-manifest`), "\n"),
+		chromedp.WaitNotPresent(css(`[data-testid="manifest-error"]`)),
+		chromedp.Click(css(`[data-testid="manifest-plan"]`)),
+		chromedp.WaitVisible(css(`[data-testid="plan"]`)),
+		shot("03-plan"),
+	)
+	plan := eval("read the plan", `document.querySelector('[data-testid="plan"]').textContent`)
+	for _, want := range []string{"+ services.web", "+ production"} {
+		if !strings.Contains(plan, want) {
+			t.Fatalf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+
+	// After Save and deploy the browser lands on the deployment page; a
+	// marker on window shows the page was never reloaded while the
+	// timeline moved to succeeded.
+	run("save and deploy",
+		chromedp.Click(css(`[data-testid="manifest-save-deploy"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+		shot("04-deploying"),
+	)
+	eval("mark the page", `window.__slipwayNoReload = "yes"`)
+	appPath := eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`)
+	var envID string
+	t.Cleanup(func() { removeEnvironment(t, envID) })
+	// The Environments page names the environment's id in its Deploy form;
+	// read it in a second tab so the deployment page stays untouched.
+	tab, cancelTab := chromedp.NewContext(ctx)
+	if err := chromedp.Do(tab, chromedp.Navigate(base+appPath+"/environments"), chromedp.WaitVisible(css(`[data-testid="environment-row"]`))); err != nil {
+		cancelTab()
+		fail("open the environments tab", err)
+	}
+	var err error
+	envID, err = chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid="environment-row"] form').getAttribute('action').split('/')[4]`))
+	cancelTab()
+	if err != nil || !strings.HasPrefix(envID, "env_") {
+		t.Fatalf("environment id %q: %v", envID, err)
+	}
+
+	run("timeline reaches succeeded",
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)),
+		shot("05-succeeded"),
+	)
+	if marker := eval("read the marker", `String(window.__slipwayNoReload)`); marker != "yes" {
+		t.Fatal("the deployment page reloaded; the timeline must update in place")
+	}
+	steps := eval("read the steps", `Array.from(document.querySelectorAll('[data-testid="step"]')).map(s => s.dataset.step + "=" + s.dataset.state).join(" ")`)
+	if !strings.Contains(steps, "rollout:web=succeeded") {
+		t.Errorf("timeline steps %q lack a succeeded rollout of web", steps)
+	}
+
+	run("overview",
+		chromedp.Click(css(`[data-testid="tab-overview"]`)),
+		chromedp.WaitVisible(css(`[data-testid="overview-services"]`)),
+		shot("06-overview"),
+	)
+	// dev reads what runs from Docker: one of one replica running.
+	if replicas := eval("read the replicas", `document.querySelector('[data-testid="service-replicas"]').textContent.trim()`); !strings.HasPrefix(replicas, "1/1") {
+		t.Errorf("overview replicas %q, want 1/1 running", replicas)
+	}
+	run("narrow screen",
+		chromedp.EmulateViewport(375, 800),
+		chromedp.Navigate(base+appPath+"/manifest"),
+		chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
+		shot("07-manifest-375px"),
+	)
+}
+
+// browserContext starts headless Chromium with a fresh profile.
+func browserContext(t *testing.T) (context.Context, context.CancelFunc) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath("/usr/bin/chromium"),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	return ctx, func() { cancel(); acancel() }
+}
+
+// artifactsDir is test-artifacts/dashboard at the repository root.
+func artifactsDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "test-artifacts", "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startDev runs `slipway dev` with a private Postgres in a temp dir and
+// returns its base URL; it is stopped with SIGINT when the test ends.
+func startDev(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("SLIPWAY_BIN")
+	if bin == "" {
+		bin = filepath.Join(t.TempDir(), "slipway")
+		build := exec.Command("go", "build", "-o", bin, "github.com/slipwayhq/slipway/cmd/slipway")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	dir, err := os.MkdirTemp("", "slipway-browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The private Postgres runs as the postgres user when we are root.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DATABASE_URL=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "SLIPWAY_IMAGES_PULL=false")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	exited := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(45 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile.Name()); err == nil {
+				t.Logf("slipway dev stderr (tail):\n%s", tail(string(b), 6000))
+			}
+		}
+	})
+	urlRE := regexp.MustCompile(`running at (http://\S+)`)
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				b, _ := os.ReadFile(logFile.Name())
+				t.Fatalf("slipway dev exited early; stderr:\n%s", tail(string(b), 4000))
+			}
+			if m := urlRE.FindStringSubmatch(l); m != nil {
+				go func() {
+					for range lines { // keep the pipe drained
+					}
+				}()
+				return m[1]
+			}
+		case <-deadline:
+			t.Fatal("slipway dev did not start in 2 minutes")
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// removeEnvironment deletes the Swarm objects the deployment made, found
+// by the environment label every Slipway object carries.
+func removeEnvironment(t *testing.T, envID string) {
+	if !strings.HasPrefix(envID, "env_") {
+		t.Logf("no environment id learned (%q); nothing to clean up", envID)
+		return
+	}
+	cli, err := swarmtest.NewClient()
+	if err != nil {
+		t.Errorf("cleanup: %v", err)
+		return
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := removeLabelled(ctx, cli, filters.NewArgs(filters.Arg("label", "dev.slipway.env="+envID))); err != nil {
+		t.Errorf("cleanup of environment %s: %v", envID, err)
+	}
+}
+
+func removeLabelled(ctx context.Context, cli *client.Client, f filters.Args) error {
+	var errs []error
+	services, err := cli.ServiceList(ctx, swarm.ServiceListOptions{Filters: f})
+	errs = append(errs, err)
+	for _, s := range services {
+		errs = append(errs, cli.ServiceRemove(ctx, s.ID))
+	}
+	// Networks, configs and secrets stay in use until the tasks are gone.
+	for len(services) > 0 {
+		tasks, err := cli.TaskList(ctx, swarm.TaskListOptions{Filters: filters.NewArgs(filters.Arg("label", f.Get("label")[0]))})
+		if err != nil || len(tasks) == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(append(errs, ctx.Err())...)
+		case <-time.After(time.Second):
+		}
+	}
+	networks, err := cli.NetworkList(ctx, network.ListOptions{Filters: f})
+	errs = append(errs, err)
+	for _, n := range networks {
+		errs = append(errs, retry(ctx, func() error { return cli.NetworkRemove(ctx, n.ID) }))
+	}
+	configs, err := cli.ConfigList(ctx, swarm.ConfigListOptions{Filters: f})
+	errs = append(errs, err)
+	for _, c := range configs {
+		errs = append(errs, cli.ConfigRemove(ctx, c.ID))
+	}
+	secrets, err := cli.SecretList(ctx, swarm.SecretListOptions{Filters: f})
+	errs = append(errs, err)
+	for _, s := range secrets {
+		errs = append(errs, cli.SecretRemove(ctx, s.ID))
+	}
+	return errors.Join(errs...)
+}
+
+func retry(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

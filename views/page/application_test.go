@@ -1,0 +1,81 @@
+package page
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/a-h/templ"
+
+	"github.com/slipwayhq/slipway/views"
+	"github.com/slipwayhq/slipway/views/partial"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestApplicationPages_Golden pins the application pages' markup (tabs,
+// overview, deployment timeline, editor) so a layout change shows up in
+// review as a golden diff.
+func TestApplicationPages_Golden(t *testing.T) {
+	t.Parallel()
+	dev := views.Request{CSRF: "csrf-token-value", Team: views.TeamRef{ID: "team_a", Name: "Acme", Role: "developer"},
+		Scopes: map[string]bool{"apps:read": true, "apps:write": true, "apps:deploy": true}}
+	header := AppHeader{ID: "app_1", Name: "shop", Revision: 2}
+	running := partial.DeploymentView{
+		ID: "dep_1", ApplicationID: "app_1", Environment: "production", State: "rolling_out", Revision: 2,
+		Origin: "build", Actor: "dev@example.com", Created: "2026-01-02 03:04 UTC", Elapsed: "1m05s", Retryable: true,
+		Steps: []partial.StepView{
+			{Name: "capture", Label: "Capturing", State: "succeeded", Elapsed: "120ms"},
+			{Name: "job:migrate", Label: "Running job migrate", State: "succeeded", Output: "applied 3 migrations", Elapsed: "14s"},
+			{Name: "rollout:web", Label: "Rolling out web", State: "running", Message: "1 of 2 replicas healthy", Elapsed: "51s"},
+		},
+	}
+	overview := []EnvironmentView{{
+		ID: "env_1", Name: "production", State: "deploying", Latest: &running, Live: true,
+		Services: []ServiceRow{{Name: "web", Replicas: "2", Running: "1", Health: "starting", Image: "registry.example/shop:2"}},
+		Routes:   []RouteRow{{Hostname: "shop.example.com", URL: "https://shop.example.com/", Target: "web:8080"}},
+	}, {ID: "env_2", Name: "staging", State: "stopped", PromoteFrom: ""}}
+	editor := partial.EditorView{
+		ApplicationID: "app_1", ExpectedRevision: 2, Source: "api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\nreplicaz = 2\n",
+		Errors:  []partial.ManifestErrorView{{Line: 3, Column: 1, Path: "replicaz", Code: "unknown_field", Message: "unknown field `replicaz`"}},
+		CanSave: true, CanDeploy: true,
+	}
+	tests := []struct {
+		name string
+		c    templ.Component
+	}{
+		{"application_overview", ApplicationOverview(withTab(header, "overview"), overview)},
+		{"deployment_detail", DeploymentDetail(withTab(header, "deployments"), running)},
+		{"application_manifest", ApplicationManifest(withTab(header, "manifest"), ManifestView{Editor: editor,
+			Revisions: []RevisionRow{{Revision: 2, Author: "dev@example.com", Created: "2026-01-02 03:00 UTC"}, {Revision: 1, Author: "dev@example.com", Created: "2026-01-01 03:00 UTC"}}})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.c.Render(views.WithRequest(context.Background(), dev), &buf); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tt.name+".golden.html")
+			if *update {
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./views/page -update)", err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Fatalf("%s differs from %s; if intended, run go test ./views/page -update\ngot:\n%s", tt.name, path, buf.String())
+			}
+		})
+	}
+}
+
+func withTab(h AppHeader, tab string) AppHeader {
+	h.Tab = tab
+	return h
+}
