@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/jackc/pgx/v5"
@@ -44,6 +45,10 @@ type Config struct {
 	// and dev pass an adapter over runtime/swarm); nil answers
 	// docker_unavailable.
 	Runtime RuntimeReader
+	// Webhook is the GitHub intake (app/webhook), mounted at
+	// /webhooks/github outside sessions and CSRF: it verifies its own
+	// signatures. Nil when no GitHub App is configured.
+	Webhook http.Handler
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -85,6 +90,9 @@ func New(cfg Config) *fiber.App {
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 
+	if cfg.Webhook != nil {
+		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
+	}
 	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.

@@ -13,7 +13,9 @@ import (
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer"
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
@@ -38,6 +40,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	view := page.ImportView{
 		Dialects: importDialects, From: c.FormValue("from", importer.Auto), Source: c.FormValue("source"),
 		Name: strings.TrimSpace(c.FormValue("name")), Repository: strings.TrimSpace(c.FormValue("repository")),
+		Branch: strings.TrimSpace(c.FormValue("branch")), ManifestPath: strings.TrimSpace(c.FormValue("manifest_path")),
 	}
 	filename := ""
 	if fh, err := c.FormFile("source_file"); err == nil && fh.Size > 0 {
@@ -73,7 +76,9 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 			return fail("Could not tell which platform the file is for; choose the source platform (import_dialect_undetected).")
 		}
 	}
-	res, text, err := api.Translate(dialect, []byte(view.Source), "toml", importer.Options{Name: view.Name, Repository: view.Repository})
+	res, text, err := api.Translate(dialect, []byte(view.Source), "toml", importer.Options{
+		Name: view.Name, Repository: view.Repository, Branch: view.Branch, ManifestPath: view.ManifestPath,
+	})
 	if err != nil {
 		return err
 	}
@@ -86,6 +91,14 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	}
 	if !res.Valid {
 		return fail("The application was not created: some fields could not be translated faithfully (import_failed).")
+	}
+	// "Create" must not quietly replace the manifest of an application that
+	// already has the name; the API's apply=true updates it on purpose.
+	name := manifestName(text)
+	if _, err := h.store.GetApplicationByName(c.UserContext(), v.current.Team.ID, name); err == nil {
+		return fail(fmt.Sprintf("An application named %q already exists; enter another application name (application_name_taken).", name))
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
 	saved, err := service.ApplyManifest(c.UserContext(), h.store, v.actor(), h.enqueue, text, service.ApplyOptions{Format: "toml"})
 	if errs, ok := manifestErrorViews(err); ok {
@@ -103,4 +116,14 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 		return err
 	}
 	return redirect(c, "/applications/"+saved.Application.ID)
+}
+
+// manifestName is metadata.name of a manifest the importer produced (so it
+// decodes).
+func manifestName(text []byte) string {
+	m, err := manifest.Decode(text, "toml")
+	if err != nil {
+		return ""
+	}
+	return m.Metadata.Name
 }

@@ -107,6 +107,31 @@ func TestApplicationImport_Page(t *testing.T) {
 	if loc := r.header.Get("Location"); loc != "/applications/"+a.ID {
 		t.Fatalf("redirect to %q", loc)
 	}
+
+	// Create never replaces an existing application's manifest.
+	r = br.post("/applications/import", url.Values{"from": {"skali"}, "source": {importSkali}, "intent": {"create"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if !strings.Contains(testid(r, "form-error").Text(), "application_name_taken") {
+		t.Fatalf("form error %q", testid(r, "form-error").Text())
+	}
+	if rev, err := b.store.GetCurrentManifestRevision(context.Background(), owner.team.ID, a.ID); err != nil || rev.Revision != 1 {
+		t.Fatalf("the existing application changed: revision %d, %v", rev.Revision, err)
+	}
+
+	// A source built from its own project needs the repository options.
+	built := "name: site\napplications:\n  web:\n    build:\n      context: .\n"
+	r = br.post("/applications/import", url.Values{"from": {"skali"}, "source": {built}})
+	if v, _ := testid(r, "import-result").Attr("data-valid"); v != "false" {
+		t.Fatalf("a build without a repository must not be valid:\n%s", truncate(r.body))
+	}
+	r = br.post("/applications/import", url.Values{"from": {"skali"}, "source": {built},
+		"repository": {"https://git.example.com/acme/site.git"}, "branch": {"release"}, "manifest_path": {"deploy/slipway.toml"}})
+	got := testid(r, "import-manifest").Text()
+	for _, want := range []string{"https://git.example.com/acme/site.git", "release", "deploy/slipway.toml"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("manifest lacks %q:\n%s", want, got)
+		}
+	}
 }
 
 func TestApplicationImport_Viewer(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -43,6 +44,9 @@ func (g *GatewayRoutes) Withdraw(ctx context.Context, d store.Deployment, env st
 	for _, rt := range m.Spec.Routes {
 		keep[store.NormalizeHostname(rt.Hostname)] = true
 	}
+	if err := g.reserve(ctx, d, env, keep); err != nil {
+		return err
+	}
 	current, err := g.Store.ListEnvironmentRoutes(ctx, d.TeamID, env.ID)
 	if err != nil {
 		return err
@@ -65,11 +69,38 @@ func (g *GatewayRoutes) Activate(ctx context.Context, d store.Deployment, env st
 	if err != nil {
 		return fmt.Errorf("activate routes: decode rendered manifest: %w", err)
 	}
-	routes := DeployedRoutes(d, env, m)
-	err = g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, routes)
+	return conflictFailure(g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, DeployedRoutes(d, env, m)))
+}
+
+// reserve checks hostname ownership again at deploy time, before anything
+// rolls out: the environment keeps what it reserved on apply and adds the
+// hostnames this deployment routes (a restore may route names the saved
+// manifest dropped).
+func (g *GatewayRoutes) reserve(ctx context.Context, d store.Deployment, env store.Environment, hosts map[string]bool) error {
+	held, err := g.Store.ListHostnames(ctx, d.TeamID, env.ID)
+	if err != nil {
+		return err
+	}
+	all := make([]string, 0, len(held)+len(hosts))
+	missing := false
+	for _, h := range held {
+		all = append(all, h.Hostname)
+	}
+	for h := range hosts {
+		if !slices.ContainsFunc(held, func(r store.HostnameReservation) bool { return r.Hostname == h }) {
+			all, missing = append(all, h), true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	return conflictFailure(g.Store.SetEnvironmentHostnames(ctx, d.TeamID, env.ID, all))
+}
+
+func conflictFailure(err error) error {
 	var c *store.ConflictError
 	if errors.As(err, &c) && c.Code == "hostname_conflict" {
-		return fail("hostname_conflict", "hostname %s is already served by another application", c.Value)
+		return fail("hostname_conflict", "hostname %s belongs to another application", c.Value)
 	}
 	return err
 }

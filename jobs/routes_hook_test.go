@@ -144,12 +144,39 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 		t.Fatalf("after second activate: %v", h)
 	}
 
+	// Withdraw checks hostname ownership before anything rolls out: a name
+	// another team reserved fails the deployment and changes nothing.
+	rival, err := st.CreateTeam(ctx, "Rival", "routes-hook-rival")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rivalApp, err := st.CreateApplication(ctx, rival.ID, "rival")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rivalEnv, err := st.CreateEnvironment(ctx, rival.ID, store.EnvironmentParams{ApplicationID: rivalApp.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetEnvironmentHostnames(ctx, rival.ID, rivalEnv.ID, []string{"taken.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	third := rendered(
+		manifest.Route{Hostname: "a.example.com", Service: "api", Port: 8080},
+		manifest.Route{Hostname: "taken.example.com", Service: "api", Port: 8080})
+	var f *jobs.Failure
+	if err := hook.Withdraw(ctx, store.Deployment{ID: "dep_3", TeamID: team.ID}, env, third); !errors.As(err, &f) || f.Code != "hostname_conflict" {
+		t.Fatalf("withdraw with a taken hostname = %v", err)
+	}
+	if h := hosts(); len(h) != 1 || h["a.example.com"] != "dep_2:"+swarm.ServiceName(short, "api") {
+		t.Fatalf("after refused withdraw: %v", h)
+	}
+
 	proxies, err := hook.Connect(ctx, env, "slw-x-ingress")
 	if err != nil || proxies != "10.0.9.2" || len(conn.networks) != 1 || conn.networks[0] != "slw-x-ingress" {
 		t.Fatalf("connect = %q, %v (networks %v)", proxies, err, conn.networks)
 	}
 	conn.err = errors.New("no such container")
-	var f *jobs.Failure
 	if _, err := hook.Connect(ctx, env, "slw-x-ingress"); !errors.As(err, &f) || f.Code != jobs.CodeGatewayUnavailable {
 		t.Fatalf("connect without a gateway = %v", err)
 	}

@@ -51,8 +51,9 @@ func newServeCommand() *cobra.Command {
 				return fmt.Errorf("--listen %s: %w", listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
-			startServeGatewayFeed(ctx, store.New(pool), logger)
-			return serveHTTP(ctx, ln, app.Config{Store: store.New(pool), Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime})
+			st := store.New(pool)
+			startServeGatewayFeed(ctx, st, logger)
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger)})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

@@ -60,6 +60,9 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
+	if err := jobs.RegisterGitHub(workers, githubJobDeps(deps.Store, logger)); err != nil {
+		return nil, err
+	}
 	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: logger})
 }
 

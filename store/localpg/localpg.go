@@ -2,6 +2,8 @@ package localpg
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,7 +67,21 @@ func Start(ctx context.Context, dataDir string, logger *slog.Logger) (*Cluster, 
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDir(abs, dir, cred); err != nil {
+	if cred != nil && !reachable(abs, cred) {
+		// A checkout under /root, say: the postgres user cannot pass
+		// through it, so the cluster lives in a directory of its own,
+		// named after the data directory so it is found again.
+		sum := sha256.Sum256([]byte(abs))
+		parent := filepath.Join(fallbackRoot, "dev-"+hex.EncodeToString(sum[:6]))
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, fmt.Errorf("postgres dir %s: %w", parent, err)
+		}
+		dir = filepath.Join(parent, "pg")
+		logger.InfoContext(ctx, "the postgres user cannot enter the data directory; keeping the private postgres elsewhere", "data_dir", abs, "dir", dir)
+		if err := prepareDir(parent, dir, cred); err != nil {
+			return nil, err
+		}
+	} else if err := prepareDir(abs, dir, cred); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
@@ -118,6 +134,23 @@ func findBinDir() (string, error) {
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// fallbackRoot holds private clusters whose data directory the postgres
+// user cannot reach.
+const fallbackRoot = "/var/lib/slipway"
+
+// reachable reports whether the postgres user can pass through every
+// directory down to dir (the parts that exist).
+func reachable(dir string, cred *syscall.Credential) bool {
+	for p := dir; ; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil && !searchable(p, cred) {
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
 }
 
 // credential returns the postgres system user's ids when running as root,
