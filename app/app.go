@@ -17,6 +17,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/static"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -49,6 +50,9 @@ type Config struct {
 	// /webhooks/github outside sessions and CSRF: it verifies its own
 	// signatures. Nil when no GitHub App is configured.
 	Webhook http.Handler
+	// Secrets is the keyring-backed secret store (serve and dev load the
+	// key); nil leaves the Secrets tab and API without controls.
+	Secrets *secrets.Service
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -73,7 +77,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -93,7 +97,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.Webhook != nil {
 		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)
@@ -151,6 +155,7 @@ type handler struct {
 	now     func() time.Time
 	jobs    JobInserter
 	runtime RuntimeReader // nil: pages show the manifest's replica counts only
+	secrets *secrets.Service
 
 	dummyHash string
 }

@@ -35,6 +35,8 @@ type run struct {
 	progress Progress
 	rendered *manifest.Manifest
 	desired  swarm.DesiredState
+	// fetched is what a repository-backed deployment read (deploy_fetch.go).
+	fetched *store.DeploymentFetch
 }
 
 func (p *Pipeline) newRun(ctx context.Context, d store.Deployment) (*run, error) {
@@ -124,6 +126,11 @@ func (r *run) advance(ctx context.Context) error {
 		return err
 	}
 	if err := r.prepare(ctx); err != nil {
+		return err
+	}
+	// A prepared repository-backed deployment saves what it read when it
+	// changed (deploy_fetch.go).
+	if err := r.adoptFetchedManifest(ctx); err != nil {
 		return err
 	}
 	if err := r.plan(ctx); err != nil {
@@ -238,6 +245,11 @@ func (r *run) captureRevision(ctx context.Context) (store.Capture, error) {
 	rev, err := r.p.Store.GetManifestRevision(ctx, r.d.TeamID, r.d.ApplicationID, r.d.Revision)
 	if err != nil {
 		return store.Capture{}, fail("revision_missing", "manifest revision %d: %v", r.d.Revision, err)
+	}
+	// Repository-backed applications deploy the file their repository holds
+	// (deploy_fetch.go).
+	if capture, ok, err := r.captureFromRepository(ctx, rev.Manifest); ok {
+		return capture, err
 	}
 	return r.renderAndPin(ctx, rev.Manifest)
 }
@@ -357,7 +369,7 @@ func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Ca
 }
 
 func (r *run) renderContext() manifest.RenderContext {
-	return manifest.RenderContext{
+	rc := manifest.RenderContext{
 		Environment:  r.env.Name,
 		Preview:      r.env.Kind == store.KindPreview,
 		Slug:         r.env.Slug,
@@ -365,6 +377,12 @@ func (r *run) renderContext() manifest.RenderContext {
 		GitSHA:       r.env.Commit,
 		DeploymentID: r.d.ID,
 	}
+	// A repository-backed deployment renders the branch and full commit it
+	// fetched (deploy_fetch.go).
+	if r.fetched != nil {
+		rc.GitBranch, rc.GitSHA = r.fetched.Branch, r.fetched.Commit
+	}
+	return rc
 }
 
 func (r *run) loadRendered() error {
@@ -443,7 +461,12 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 	}
 	repo := svc.Source.Repository
 	if repo == nil || repo.Self {
-		return nil, fail("source_unsupported", "service %s: repository = \"self\" needs a repository-backed application", svc.Name)
+		// "self" is the manifest repository at the fetched commit (deploy_fetch.go).
+		self, err := r.selfRepository(ctx, svc.Name)
+		if err != nil {
+			return nil, err
+		}
+		repo = self
 	}
 	req := build.SourceRequest{
 		URL: repo.URL, Branch: repo.Branch, Commit: repo.Commit,
@@ -549,6 +572,11 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 	if err != nil {
 		return swarm.DesiredState{}, err
 	}
+	// `path` files come from the deployment's repository record (deploy_fetch.go).
+	files, err := r.repositoryFiles(ctx)
+	if err != nil {
+		return swarm.DesiredState{}, err
+	}
 	in := swarm.DesiredInput{
 		Manifest:     r.rendered,
 		TeamID:       r.d.TeamID,
@@ -559,6 +587,8 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		Images:       r.images(),
 		Secrets:      secrets,
 		Routed:       routedServices(r.rendered),
+
+		RepositoryFiles: files,
 	}
 	if r.p.Routes != nil && len(in.Routed) > 0 {
 		// The gateway can only join the ingress overlay once it exists:

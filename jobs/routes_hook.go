@@ -12,9 +12,10 @@ import (
 )
 
 // GatewayConnector joins the gateway container to a network and returns
-// its address there (runtime/ingress/gatewayctl.Manager).
+// its address there, and detaches it again (runtime/ingress/gatewayctl.Manager).
 type GatewayConnector interface {
 	ConnectNetwork(ctx context.Context, network string) (ip string, err error)
+	DisconnectNetwork(ctx context.Context, network string) error
 }
 
 // GatewayRoutes is the RoutesHook of a Slipway with a gateway: it keeps
@@ -113,6 +114,17 @@ func (g *GatewayRoutes) Connect(ctx context.Context, env store.Environment, netw
 		return "", fail(CodeGatewayUnavailable, "the gateway could not join network %s (is the gateway container running?): %v", network, err)
 	}
 	return ip, nil
+}
+
+// Release withdraws every route of an environment that is going away and
+// detaches the gateway from its ingress overlay. Teardown must call it
+// before removing the environment's networks: Docker refuses to remove a
+// network the gateway is still attached to.
+func (g *GatewayRoutes) Release(ctx context.Context, env store.Environment) error {
+	if _, err := g.Store.DeleteEnvironmentRoutes(ctx, env.TeamID, env.ID); err != nil {
+		return err
+	}
+	return g.Gateway.DisconnectNetwork(ctx, swarm.IngressNetworkName(store.ShortID(env.ID)))
 }
 
 // DeployedRoutes returns the rows a deployment's rendered manifest serves

@@ -68,8 +68,14 @@ func TestDeployedRoutes_EffectiveVisibility(t *testing.T) {
 }
 
 type fakeConnector struct {
-	networks []string
-	err      error
+	networks     []string
+	disconnected []string
+	err          error
+}
+
+func (f *fakeConnector) DisconnectNetwork(_ context.Context, network string) error {
+	f.disconnected = append(f.disconnected, network)
+	return nil
 }
 
 func (f *fakeConnector) ConnectNetwork(_ context.Context, network string) (string, error) {
@@ -175,6 +181,12 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 	proxies, err := hook.Connect(ctx, env, "slw-x-ingress")
 	if err != nil || proxies != "10.0.9.2" || len(conn.networks) != 1 || conn.networks[0] != "slw-x-ingress" {
 		t.Fatalf("connect = %q, %v (networks %v)", proxies, err, conn.networks)
+	}
+	if err := hook.Release(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	if h := hosts(); len(h) != 0 || len(conn.disconnected) != 1 || conn.disconnected[0] != swarm.IngressNetworkName(short) {
+		t.Fatalf("after release: routes %v, disconnected %v", h, conn.disconnected)
 	}
 	conn.err = errors.New("no such container")
 	if _, err := hook.Connect(ctx, env, "slw-x-ingress"); !errors.As(err, &f) || f.Code != jobs.CodeGatewayUnavailable {

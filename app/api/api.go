@@ -16,6 +16,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -28,6 +29,9 @@ type Config struct {
 	// endpoint. Either may be nil: the routes then say what is missing.
 	Jobs    JobInserter
 	Runtime RuntimeReader
+	// Secrets is the keyring-backed secret store; nil answers the secret
+	// routes with secrets_unavailable.
+	Secrets *secrets.Service
 }
 
 type handler struct {
@@ -36,12 +40,14 @@ type handler struct {
 	now     func() time.Time
 	jobs    JobInserter
 	runtime RuntimeReader
+	secrets *secrets.Service
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime}
+	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets}
 	r.Use(h.authenticate)
+	r.Use(h.idempotency)
 	r.Get("/me", h.meShow)
 	r.Get("/teams", h.teamList)
 	r.Get("/tokens", h.requireScope(auth.TokensManage), h.tokenList)
@@ -53,7 +59,10 @@ func Register(r fiber.Router, cfg Config) {
 	r.Get("/applications/:app", h.requireScope(auth.AppsRead), h.applicationShow)
 	r.Delete("/applications/:app", h.requireScope(auth.AppsDelete), h.applicationDelete)
 	h.registerDeploy(r)
+	h.registerFieldEdits(r)
 	h.registerRoutes(r)
+	h.registerSecrets(r)
+	h.registerPromotion(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -19,6 +19,8 @@ import (
 // addServerAppCommands adds the app verbs that talk to a Slipway server.
 func addServerAppCommands(app *cobra.Command) {
 	app.AddCommand(newAppApplyCommand(), newAppStatusCommand(), newAppListCommand())
+	addSecretCommands(app)
+	addReleaseCommands(app)
 }
 
 func newAppApplyCommand() *cobra.Command {

@@ -122,6 +122,10 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	if err != nil {
 		return err
 	}
+	secretService, err := newSecretService(st)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
@@ -140,7 +144,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger)})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secretService})
 	})
 	wg.Go(func() {
 		defer cancel()

@@ -17,6 +17,8 @@ func newEnvCommand() *cobra.Command {
 		Short:   "Deploy, restore and list an application's environments",
 	}
 	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand())
+	cmd.AddCommand(newEnvSecretCommand())
+	addPromotionCommands(cmd)
 	return cmd
 }
 

@@ -46,6 +46,10 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			secretService, err := newSecretService(store.New(pool))
+			if err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("--listen %s: %w", listen, err)
@@ -53,7 +57,7 @@ func newServeCommand() *cobra.Command {
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, logger)
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger)})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secretService})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

@@ -71,6 +71,9 @@ func Start(ctx context.Context, dataDir string, logger *slog.Logger) (*Cluster, 
 		// A checkout under /root, say: the postgres user cannot pass
 		// through it, so the cluster lives in a directory of its own,
 		// named after the data directory so it is found again.
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return nil, fmt.Errorf("data dir %s: %w", abs, err)
+		}
 		sum := sha256.Sum256([]byte(abs))
 		parent := filepath.Join(fallbackRoot, "dev-"+hex.EncodeToString(sum[:6]))
 		if err := os.MkdirAll(parent, 0o755); err != nil {

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// secretAccess replaces a secret's access list. Running deployments keep
+// the versions they pinned: narrowing access affects only later captures.
+func (h *handler) secretAccess(c *fiber.Ctx) error {
+	// The application first: another team's is 404 whatever else.
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	svc, err := h.secretService(c)
+	if svc == nil {
+		return err
+	}
+	var req SecretAccessRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
+	}
+	access := store.SecretAccess{AllEnvironments: len(req.Environments) == 0}
+	if req.AllEnvironments != nil {
+		access.AllEnvironments = *req.AllEnvironments
+	}
+	if !access.AllEnvironments {
+		if access.EnvironmentIDs, err = h.environmentIDs(c, a, req.Environments); err != nil {
+			return h.secretFail(c, err)
+		}
+	}
+	if req.Previews != nil {
+		access.Previews = *req.Previews
+	} else {
+		// An absent previews keeps what the secret has.
+		cur, err := svc.Get(c.UserContext(), a.TeamID, a.ID, trimmedName(c))
+		if err != nil {
+			return h.secretFail(c, err)
+		}
+		access.Previews = cur.Previews
+	}
+	sec, err := svc.SetAccess(c.UserContext(), a.TeamID, a.ID, trimmedName(c), access)
+	if err != nil {
+		return h.secretFail(c, err)
+	}
+	return h.respondSecret(c, a, sec)
+}

@@ -1,0 +1,60 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// secretSet stores a new version of a secret and, when the body says so,
+// its access list, in one transaction.
+func (h *handler) secretSet(c *fiber.Ctx) error {
+	// The application first: another team's is 404 whatever else.
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	svc, err := h.secretService(c)
+	if svc == nil {
+		return err
+	}
+	var req SecretSetRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
+	}
+	if req.Value == nil {
+		return WriteError(c, http.StatusUnprocessableEntity, "field_required", "value is required: the secret's new value",
+			map[string]any{"field": "value"})
+	}
+	var access *store.SecretAccess
+	if req.Environments != nil || req.Previews != nil {
+		access = &store.SecretAccess{AllEnvironments: req.Environments == nil}
+		if req.Environments != nil {
+			if access.EnvironmentIDs, err = h.environmentIDs(c, a, *req.Environments); err != nil {
+				return h.secretFail(c, err)
+			}
+		}
+		if req.Previews != nil {
+			access.Previews = *req.Previews
+		}
+	}
+	ctx, name := c.UserContext(), trimmedName(c)
+	var sec store.Secret
+	err = h.store.WithTx(ctx, func(tx *store.Store) error {
+		s := svc.WithStore(tx)
+		var err error
+		if sec, err = s.Set(ctx, a.TeamID, a.ID, name, []byte(*req.Value), secretActor(c)); err != nil {
+			return err
+		}
+		if access != nil {
+			sec, err = s.SetAccess(ctx, a.TeamID, a.ID, name, *access)
+		}
+		return err
+	})
+	if err != nil {
+		return h.secretFail(c, err)
+	}
+	return h.respondSecret(c, a, sec)
+}

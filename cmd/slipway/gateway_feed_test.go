@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/storetest"
+)
+
+// TestGatewayFeed_PublishesStoreChanges serves the table on the socket, empty at first, and
+// hands a long-polling gateway the next version once a route is stored.
+func TestGatewayFeed_PublishesStoreChanges(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.NewSchema(t)
+	dir := filepath.Join(t.TempDir(), "gateway")
+	if err := startGatewayFeed(ctx, st, dir, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory: %v %v", fi.Mode(), err)
+	}
+	// A second control plane on the same directory refuses to take over.
+	if err := startGatewayFeed(ctx, st, dir, slog.New(slog.DiscardHandler)); err == nil {
+		t.Fatal("a second feed took over a live socket")
+	}
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewaySocketName))
+	}}}
+	fetch := func(after int64) (int, ingress.Table) {
+		t.Helper()
+		resp, err := c.Get(fmt.Sprintf("http://gateway%s?after=%d", ingress.RoutesPath, after))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var tab ingress.Table
+		if resp.StatusCode == http.StatusOK {
+			if err := json.NewDecoder(resp.Body).Decode(&tab); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return resp.StatusCode, tab
+	}
+	var first ingress.Table
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// 503 until the first publish.
+		status, tab := fetch(-1)
+		if status == http.StatusOK {
+			first = tab
+			break
+		}
+		if status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("first table: status %d", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(first.Routes) != 0 {
+		t.Fatalf("fresh database published routes: %+v", first.Routes)
+	}
+
+	team, err := st.CreateTeam(ctx, "Feed", "feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := st.CreateApplication(ctx, team.ID, "notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_ = st.SetEnvironmentRoutes(ctx, team.ID, env.ID, []store.DeployedRoute{
+			{Hostname: "notes.example.com", Visibility: "public", Service: "web", BackendService: "slw-x-web", BackendPort: 8080, BackendNetwork: "slw-x-ingress"},
+			{Hostname: "old.example.com", Visibility: "private", RedirectTo: "https://notes.example.com", RedirectStatus: 301, PreservePath: true},
+		})
+	}()
+	// The long-poll waits for the next version.
+	status, next := fetch(first.Version)
+	if status != http.StatusOK || next.Version <= first.Version || len(next.Routes) != 2 {
+		t.Fatalf("next table: status %d %+v", status, next)
+	}
+	if err := next.Validate(); err != nil {
+		t.Fatalf("published table does not validate: %v", err)
+	}
+	web, old := next.Routes[0], next.Routes[1]
+	if web.Backend == nil || web.Backend.Service != "slw-x-web" || web.Backend.Port != 8080 || web.Backend.Network != "slw-x-ingress" ||
+		web.Visibility != ingress.VisibilityPublic || web.TeamID != team.ID || web.EnvID != env.ID {
+		t.Fatalf("backend route = %+v", web)
+	}
+	if old.Redirect == nil || old.Redirect.Status != 301 || !old.Redirect.PreservePath || old.Visibility != ingress.VisibilityPrivate {
+		t.Fatalf("redirect route = %+v", old)
+	}
+}
