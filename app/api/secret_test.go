@@ -269,3 +269,23 @@ func TestSecrets_UnavailableWithoutKey(t *testing.T) {
 	st, raw := b.call(t, b.owner, http.MethodGet, "/api/v1/applications/notes/secrets", nil)
 	wantCall(t, st, raw, http.StatusServiceUnavailable, "secrets_unavailable")
 }
+
+// A manifest that declares a generated secret under a stored name is
+// refused on apply, and nothing is saved.
+func TestSecrets_ApplyRefusesStoredNameDeclared(t *testing.T) {
+	t.Parallel()
+	b := setupSecrets(t)
+	want(t, b.apply(t, notes, ""), http.StatusCreated, "")
+	val := secretValue
+	st, raw := b.call(t, b.owner, http.MethodPut, "/api/v1/applications/notes/secrets/db-password", api.SecretSetRequest{Value: &val})
+	wantCall(t, st, raw, http.StatusOK, "")
+	r := b.apply(t, notes+"\n[[spec.secrets]]\nname = \"db-password\"\ngenerate = { type = \"random\" }\n", "")
+	want(t, r, http.StatusUnprocessableEntity, "manifest_validation_failed")
+	if !strings.Contains(r.raw, `"path":"spec.secrets[0].name","code":"secret_name_conflict"`) {
+		t.Fatalf("apply: %s", r.raw)
+	}
+	rev := b.do(t, b.owner, http.MethodGet, "/api/v1/applications/notes/manifest", "", nil)
+	if !strings.Contains(rev.raw, `"revision":1`) {
+		t.Fatalf("a revision was saved: %s", rev.raw)
+	}
+}

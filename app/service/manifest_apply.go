@@ -118,6 +118,9 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 			return err
 		}
 		res.Application = app
+		if err := ValidateStoredSecretNames(ctx, tx, a.TeamID, app.ID, m, data, format); err != nil {
+			return err
+		}
 
 		var previous *manifest.Manifest
 		current, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, app.ID)

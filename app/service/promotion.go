@@ -84,20 +84,27 @@ type PromotionPlan struct {
 	NewVolumes []string      `json:"new_volumes"`
 	Secrets    []SecretIssue `json:"secrets"`
 	// Problems are the refusals a promotion would meet now.
-	Problems []InputError `json:"problems"`
+	Problems []PromotionProblem `json:"problems"`
+}
+
+// PromotionProblem is one refused precondition.
+type PromotionProblem struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // PromotionError is a promotion refused by its preconditions, every one
 // found. errors.As(err, **InputError) yields the first, with a message
 // naming them all.
 type PromotionError struct {
-	Problems []InputError
+	Problems []PromotionProblem
 }
 
 func (e *PromotionError) Error() string { return e.first().Error() }
 
 func (e *PromotionError) first() *InputError {
-	first := e.Problems[0]
+	first := InputError(e.Problems[0])
 	if len(e.Problems) > 1 {
 		msgs := make([]string, len(e.Problems))
 		for i, p := range e.Problems {
@@ -203,9 +210,9 @@ func busy(env store.Environment) error {
 func checkPromotion(ctx context.Context, st *store.Store, a Actor, appID, envName string, opts PromoteOptions) (promotion, PromotionPlan, error) {
 	var p promotion
 	plan := PromotionPlan{Environment: envName, Images: []PromotionImage{}, Changes: []manifest.Change{},
-		NewVolumes: []string{}, Secrets: []SecretIssue{}, Problems: []InputError{}}
+		NewVolumes: []string{}, Secrets: []SecretIssue{}, Problems: []PromotionProblem{}}
 	problem := func(field, code, format string, args ...any) {
-		plan.Problems = append(plan.Problems, InputError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+		plan.Problems = append(plan.Problems, PromotionProblem{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	target, err := st.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
 	if err != nil {

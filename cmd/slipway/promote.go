@@ -72,7 +72,7 @@ func printProblems(w io.Writer, raw any) {
 	list, _ := raw.([]any)
 	for _, p := range list {
 		m, _ := p.(map[string]any)
-		fmt.Fprintf(w, "  %v (%v): %v\n", m["Code"], m["Field"], m["Message"])
+		fmt.Fprintf(w, "  %v (%v): %v\n", m["code"], m["field"], m["message"])
 	}
 }
 
