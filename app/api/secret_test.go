@@ -279,7 +279,7 @@ func TestSecrets_ApplyRefusesStoredNameDeclared(t *testing.T) {
 	val := secretValue
 	st, raw := b.call(t, b.owner, http.MethodPut, "/api/v1/applications/notes/secrets/db-password", api.SecretSetRequest{Value: &val})
 	wantCall(t, st, raw, http.StatusOK, "")
-	r := b.apply(t, notes+"\n[[spec.secrets]]\nname = \"db-password\"\ngenerate = { type = \"random\" }\n", "")
+	r := b.apply(t, notes+"\n[[spec.secrets]]\nname = \"db-password\"\ngenerate = { type = \"random\", bytes = 32 }\n", "")
 	want(t, r, http.StatusUnprocessableEntity, "manifest_validation_failed")
 	if !strings.Contains(r.raw, `"path":"spec.secrets[0].name","code":"secret_name_conflict"`) {
 		t.Fatalf("apply: %s", r.raw)

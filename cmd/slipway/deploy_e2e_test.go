@@ -38,7 +38,7 @@ func TestDeploy_EndToEnd(t *testing.T) {
 	}
 	tokenFile := filepath.Join(dir, "token")
 	dev := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
-	dev.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_IMAGES_PULL=false")
+	dev.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_GATEWAY=off")
 	logFile, err := os.Create(filepath.Join(dir, "dev.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func TestDev_EndToEnd(t *testing.T) {
 	tokenFile := filepath.Join(dir, "token")
 
 	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
-	cmd.Env = withoutEnv(os.Environ(), "DATABASE_URL")
+	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_GATEWAY=off")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -248,7 +248,7 @@ func startDev(t *testing.T) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "SLIPWAY_IMAGES_PULL=false")
+	cmd.Env = append(cmd.Env, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_GATEWAY=off")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
