@@ -11,7 +11,7 @@ import (
 
 // applicationDelete deletes and, for htmx, answers with the refreshed list.
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
-	if err := service.DeleteApplication(c.UserContext(), h.store, visitorOf(c).actor(), c.Params("app")); err != nil {
+	if err := service.DeleteApplication(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, c.Params("app")); err != nil {
 		return err
 	}
 	if c.Get("HX-Request") != "true" {

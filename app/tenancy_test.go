@@ -64,6 +64,8 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"env":         bEnv.Name,
 		"environment": bEnv.ID,
 		"deployment":  bDep.ID,
+		"variable":    "bravo_var",
+		"service":     "bravo-web",
 		"name":        "bravo-secret", // a secret name (app/api secrets routes)
 	}
 	// Routes addressed by a secret rather than an id: holding the secret is

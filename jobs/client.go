@@ -68,6 +68,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &DeployWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
 		river.AddWorkerSafely(workers, &ReconcileWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
 	)
 }
 

@@ -63,18 +63,26 @@ func (r *run) captureFromRepository(ctx context.Context, savedJSON json.RawMessa
 
 // fetchRef is what the deployment reads: the one-off ref, else the
 // environment's pinned commit or branch, else the manifest connection's.
+// The branch (git.branch) is the environment's, or a one-off --branch, even
+// when a commit is pinned.
 func (r *run) fetchRef(ctx context.Context, conn *manifest.Repository) (branch, commit string, err error) {
+	branch = r.env.Branch
+	if branch == "" {
+		branch = conn.Branch
+	}
 	ref, err := r.p.Store.GetDeploymentRef(ctx, r.d.TeamID, r.d.ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", "", err
 	}
-	if err == nil && (ref.Branch != "" || ref.Commit != "") {
+	switch {
+	case err == nil && ref.Branch != "":
 		return ref.Branch, ref.Commit, nil
+	case err == nil && ref.Commit != "":
+		return branch, ref.Commit, nil
+	case r.env.Commit != "" || r.env.Branch != "":
+		return branch, r.env.Commit, nil
 	}
-	if r.env.Commit != "" || r.env.Branch != "" {
-		return r.env.Branch, r.env.Commit, nil
-	}
-	return conn.Branch, conn.Commit, nil
+	return branch, conn.Commit, nil
 }
 
 // fetchManifest checks out the manifest repository once, reads the

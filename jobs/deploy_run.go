@@ -434,7 +434,13 @@ func (r *run) prepare(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			// A registry image runs by digest; a local one by its ID, so
+			// moving its tag later cannot change what this deployment (or a
+			// promotion of it) runs.
 			detail[svc.Name] = res.Reference
+			if res.Digest == "" {
+				detail[svc.Name] = res.ID
+			}
 			detail["id:"+svc.Name] = res.ID
 		case manifest.SourceGit:
 			res, err := r.buildSource(ctx, svc, &buildLog)

@@ -60,7 +60,7 @@ func setupPipeline(t *testing.T, envName string) *pipelineBundle {
 		Store:              st,
 		Driver:             b.driver,
 		Images:             image.NewResolver(cli, false),
-		ConvergenceTimeout: 90 * time.Second,
+		ConvergenceTimeout: 150 * time.Second,
 		Metrics:            metrics.New(nil),
 		Enqueue: func(_ context.Context, _ *store.Store, args river.JobArgs) error {
 			b.mu.Lock()
@@ -169,6 +169,8 @@ path = "/health"
 interval_seconds = 1
 timeout_seconds = 1
 retries = 2
+[spec.services.rollout]
+monitor_seconds = 3
 
 [[spec.services]]
 name = "worker"

@@ -316,6 +316,30 @@ func TestRepository_DeploysBranchesFilesAndSyncsOnce(t *testing.T) {
 	if svcs := b.envServices(t, b.env.ID); !svcs["web"] || !svcs["worker"] {
 		t.Errorf("after the failure production runs %v, want web and worker still", svcs)
 	}
+
+	// A manifest naming another application fails before anything runs.
+	g.write("slipway.toml", []byte(repoManifest("someone-else", web, job, "main-3")), 0o644)
+	g.commit("wrong name")
+	mismatch := b.deployEnv(t, b.env)
+	expectState(t, mismatch, store.StateFailed)
+	if mismatch.ErrorCode != jobs.CodeManifestNameMismatch {
+		t.Errorf("error code %q, want %s", mismatch.ErrorCode, jobs.CodeManifestNameMismatch)
+	}
+
+	// A one-off commit deploys that commit's manifest; the environment
+	// keeps following main.
+	app, err = b.st.GetApplication(ctx, b.team.ID, b.app.ID)
+	must(t, err)
+	oneOff, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{
+		EnvironmentID: b.env.ID, Revision: app.CurrentRevision, Origin: store.OriginBuild, Actor: "test",
+	})
+	must(t, err)
+	must(t, b.st.SetDeploymentRef(ctx, b.team.ID, oneOff.ID, store.GitRef{Commit: first}))
+	oneOff = b.advance(t, oneOff.ID)
+	expectState(t, oneOff, store.StateSucceeded)
+	if v := envValue(t, oneOff, "web", "VERSION"); v != "main-1" {
+		t.Errorf("one-off VERSION = %q, want main-1 from commit %s", v, first)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

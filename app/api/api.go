@@ -46,6 +46,8 @@ type handler struct {
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
 	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets}
+	// The API description is public, so it is mounted before authentication.
+	r.Get("/openapi.json", openAPIShow)
 	r.Use(h.authenticate)
 	r.Use(h.idempotency)
 	r.Get("/me", h.meShow)
@@ -58,11 +60,14 @@ func Register(r fiber.Router, cfg Config) {
 	r.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
 	r.Get("/applications/:app", h.requireScope(auth.AppsRead), h.applicationShow)
 	r.Delete("/applications/:app", h.requireScope(auth.AppsDelete), h.applicationDelete)
+	r.Delete("/applications/:app/environments/:env", h.requireScope(auth.AppsDelete), h.environmentDelete)
 	h.registerDeploy(r)
 	h.registerFieldEdits(r)
 	h.registerRoutes(r)
 	h.registerSecrets(r)
 	h.registerPromotion(r)
+	h.registerEnvironmentBranch(r)
+	h.registerRepository(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

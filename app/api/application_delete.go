@@ -9,7 +9,7 @@ import (
 )
 
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
-	if err := service.DeleteApplication(c.UserContext(), h.store, callerOf(c).actor(), c.Params("app")); err != nil {
+	if err := service.DeleteApplication(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, c.Params("app")); err != nil {
 		return h.fail(c, err)
 	}
 	return c.SendStatus(http.StatusNoContent)

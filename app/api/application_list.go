@@ -20,6 +20,9 @@ type Application struct {
 	CurrentRevision int64     `json:"current_revision"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// Repository is the sync and read state of a repository-backed
+	// application (GET /applications/{app} only; application_repository.go).
+	Repository *RepositoryStatus `json:"repository,omitempty"`
 }
 
 func newApplication(a store.Application) Application {

@@ -9,5 +9,10 @@ func (h *handler) applicationShow(c *fiber.Ctx) error {
 	if err != nil {
 		return h.fail(c, err)
 	}
-	return c.JSON(newApplication(a))
+	out := newApplication(a)
+	// Repository-backed applications show their sync state (application_repository.go).
+	if out.Repository, err = h.repositoryStatus(c.UserContext(), a.TeamID, a.ID); err != nil {
+		return h.fail(c, err)
+	}
+	return c.JSON(out)
 }

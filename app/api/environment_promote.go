@@ -38,28 +38,18 @@ type PromoteResponse struct {
 // environmentPromote plans or requests a promotion. A refusal is 422 with
 // the first problem's code and every problem in details.problems.
 func (h *handler) environmentPromote(c *fiber.Ctx) error {
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
 	var req PromoteRequest
 	if len(c.Body()) > 0 {
 		if bad := decode(c.Body(), &req); bad != nil {
 			return bad.write(c)
 		}
 	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
-	opts := service.PromoteOptions{DeploymentID: req.DeploymentID, ReleaseID: req.ReleaseID, Plan: req.Plan}
-	// The runtime reader, when it can, also inspects images and the
-	// source's services; without it those checks are skipped.
-	if ins, ok := h.runtime.(service.ImageInspector); ok {
-		opts.Images = ins
-	}
-	if rt, ok := h.runtime.(service.SourceRuntime); ok {
-		opts.Runtime = rt
-	}
-	if h.secrets != nil {
-		opts.Secrets = secretIssues{h.secrets}
-	}
+	opts := PromotionChecks(h.runtime, h.secrets)
+	opts.DeploymentID, opts.ReleaseID, opts.Plan = req.DeploymentID, req.ReleaseID, req.Plan
 	res, err := service.PromoteEnvironment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"), opts)
 	var pe *service.PromotionError
 	if errors.As(err, &pe) {
@@ -78,6 +68,27 @@ func (h *handler) environmentPromote(c *fiber.Ctx) error {
 	d := newDeployment(*res.Deployment, c.Params("env"))
 	out.Deployment = &d
 	return c.Status(http.StatusAccepted).JSON(out)
+}
+
+// PromotionChecks wires what a server has into a promotion's checks (the
+// dashboard shares it): the runtime reader, when it implements them,
+// inspects images and the source's services, and the secret store lists
+// unusable secrets. What is missing is skipped.
+func PromotionChecks(runtime any, sec *secrets.Service) service.PromoteOptions {
+	var opts service.PromoteOptions
+	if ins, ok := runtime.(service.ImageInspector); ok {
+		opts.Images = ins
+	}
+	switch rt := runtime.(type) {
+	case service.SourceRuntime:
+		opts.Runtime = rt
+	case RuntimeReader:
+		opts.Runtime = sourceDrift{rt}
+	}
+	if sec != nil {
+		opts.Secrets = secretIssues{sec}
+	}
+	return opts
 }
 
 // secretIssues adapts the secret store to the promotion checks.

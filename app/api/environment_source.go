@@ -22,13 +22,13 @@ type EnvironmentSource struct {
 
 // environmentSource changes where an undeclared environment deploys from.
 func (h *handler) environmentSource(c *fiber.Ctx) error {
-	var req SourceRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
-	}
 	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
+	}
+	var req SourceRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
 	}
 	env, err := service.SetEnvironmentSource(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"),
 		service.SourceOptions{PromoteFrom: req.PromoteFrom, Tracking: req.Tracking})

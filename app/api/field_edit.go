@@ -47,10 +47,14 @@ func ifMatch(c *fiber.Ctx) (*int64, *badBody) {
 	return &rev, nil
 }
 
-// runEdit resolves the application and If-Match, applies edit through
-// service.EditManifest and answers. prepare, when not nil, runs first with
-// the application's id and may return the edit instead of edit.
-func (h *handler) runEdit(c *fiber.Ctx, edit func(*manifest.Manifest) error, prepare func(appID string) (func(*manifest.Manifest) error, error)) error {
+// editBuilder builds a field edit once the application is resolved (so a
+// bad body for another team's application still answers 404): it returns
+// the edit, or a refused body, or an error.
+type editBuilder func(appID string) (func(*manifest.Manifest) error, *badBody, error)
+
+// runEdit resolves the application and If-Match, builds the edit, applies
+// it through service.EditManifest and answers.
+func (h *handler) runEdit(c *fiber.Ctx, build editBuilder) error {
 	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
@@ -59,10 +63,12 @@ func (h *handler) runEdit(c *fiber.Ctx, edit func(*manifest.Manifest) error, pre
 	if bad != nil {
 		return bad.write(c)
 	}
-	if prepare != nil {
-		if edit, err = prepare(a.ID); err != nil {
-			return h.failEdit(c, err)
-		}
+	edit, bad, err := build(a.ID)
+	if bad != nil {
+		return bad.write(c)
+	}
+	if err != nil {
+		return h.failEdit(c, err)
 	}
 	res, err := service.EditManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, expected, edit, c.QueryBool("deploy"))
 	if err != nil {

@@ -2,12 +2,20 @@ package api_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/api"
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/storetest"
 )
 
 func TestIdempotency_DeployTwiceCreatesOneDeployment(t *testing.T) {
@@ -120,5 +128,57 @@ func TestIdempotency_InProgressAndExpiry(t *testing.T) {
 	want(t, b.do(t, b.owner, http.MethodPost, path, "", nil, "Idempotency-Key", "slow"), http.StatusAccepted, "")
 	if len(b.jobs.queued()) != n+1 {
 		t.Fatalf("after expiry the request did not run")
+	}
+}
+
+// TestIdempotency_ConcurrentDuplicates sends the same keyed deploy from
+// several clients at once over a committed database: exactly one runs,
+// the others get its answer or idempotency_key_in_progress.
+func TestIdempotency_ConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.NewSchema(t)
+	b := &deployBundle{st: st, jobs: &fakeJobs{}}
+	b.f = fiber.New()
+	api.Register(b.f.Group("/api/v1"), api.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Now: time.Now, Jobs: b.jobs})
+	u, team, err := service.Signup(ctx, st, auth.TestArgon2, service.SignupRequest{Email: "race@example.com", Password: "correct horse battery", TeamName: "Racers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.team = team
+	_, b.owner, err = service.CreateToken(ctx, st, service.Actor{TeamID: team.ID, UserID: u.ID, Scopes: auth.AllScopes},
+		service.TokenRequest{Name: "owner", Scopes: auth.Strings(auth.AllScopes)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, b.apply(t, notes, ""), http.StatusCreated, "")
+
+	const clients = 8
+	path := "/api/v1/applications/notes/environments/production/deploy"
+	replies := make([]reply, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() { replies[i] = b.do(t, b.owner, http.MethodPost, path, "", nil, "Idempotency-Key", "together") })
+	}
+	wg.Wait()
+	var ran string
+	for _, r := range replies {
+		switch {
+		case r.status == http.StatusAccepted:
+			if ran != "" && r.raw != ran {
+				t.Fatalf("two different answers to one key:\n%s\n%s", ran, r.raw)
+			}
+			ran = r.raw
+		case r.status == http.StatusConflict && r.body["code"] == "idempotency_key_in_progress":
+		default:
+			t.Fatalf("unexpected answer %d %s", r.status, r.raw)
+		}
+	}
+	ds, err := st.ListDeployments(ctx, team.ID, store.DeploymentFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ran == "" {
+		t.Fatalf("%d deployments from %d identical keyed requests, want 1", len(ds), clients)
 	}
 }

@@ -30,7 +30,7 @@ func (h *handler) secretSet(c *fiber.Ctx) error {
 	}
 	var access *store.SecretAccess
 	if req.Environments != nil || req.Previews != nil {
-		access = &store.SecretAccess{AllEnvironments: req.Environments == nil}
+		access = &store.SecretAccess{}
 		if req.Environments != nil {
 			if access.EnvironmentIDs, err = h.environmentIDs(c, a, *req.Environments); err != nil {
 				return h.secretFail(c, err)
@@ -49,6 +49,13 @@ func (h *handler) secretSet(c *fiber.Ctx) error {
 			return err
 		}
 		if access != nil {
+			// What the body leaves out stays as it is.
+			if req.Environments == nil {
+				access.AllEnvironments, access.EnvironmentIDs = sec.AllEnvironments, sec.EnvironmentIDs
+			}
+			if req.Previews == nil {
+				access.Previews = sec.Previews
+			}
 			sec, err = s.SetAccess(ctx, a.TeamID, a.ID, name, *access)
 		}
 		return err

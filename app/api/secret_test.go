@@ -107,12 +107,21 @@ func TestSecrets_SetListAccessDelete(t *testing.T) {
 		t.Fatalf("second set changed access or not the version: %+v", s)
 	}
 
+	// Sending previews alone keeps the environments.
+	yes := true
+	st, raw = b.call(t, b.owner, http.MethodPut, base+"/db-password", api.SecretSetRequest{Value: &other, Previews: &yes})
+	wantCall(t, st, raw, http.StatusOK, "")
+	_ = json.Unmarshal([]byte(raw), &s)
+	if s.Version != 3 || s.AllEnvironments || strings.Join(s.Environments, ",") != "staging" || !s.Previews {
+		t.Fatalf("previews only: %+v", s)
+	}
+
 	// Viewers read names; only secrets:write changes anything.
 	st, raw = b.call(t, b.viewer, http.MethodGet, base, nil)
 	wantCall(t, st, raw, http.StatusOK, "")
 	var l api.SecretList
 	_ = json.Unmarshal([]byte(raw), &l)
-	if len(l.Secrets) != 1 || l.Secrets[0].Name != "db-password" || l.Secrets[0].Version != 2 || l.Secrets[0].UpdatedAt.IsZero() {
+	if len(l.Secrets) != 1 || l.Secrets[0].Name != "db-password" || l.Secrets[0].Version != 3 || l.Secrets[0].UpdatedAt.IsZero() {
 		t.Fatalf("list: %s", raw)
 	}
 	if strings.Contains(raw, `"value"`) {
@@ -167,7 +176,6 @@ func TestSecrets_SetListAccessDelete(t *testing.T) {
 	wantCall(t, st, raw, http.StatusNotFound, "secret_not_found")
 
 	// Access: every environment keeps previews unless sent.
-	yes := true
 	st, raw = b.call(t, b.owner, http.MethodPut, base+"/db-password/access", api.SecretAccessRequest{Environments: []string{"staging", "production"}, Previews: &yes})
 	wantCall(t, st, raw, http.StatusOK, "")
 	_ = json.Unmarshal([]byte(raw), &s)

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
 )
 
 // ServiceRenameRequest is POST /applications/{app}/services/{service}/rename.
@@ -14,9 +15,11 @@ type ServiceRenameRequest struct {
 // serviceRename renames a service, repointing depends_on, jobs, routes and
 // exports that name it.
 func (h *handler) serviceRename(c *fiber.Ctx) error {
-	var req ServiceRenameRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
-	}
-	return h.runEdit(c, service.RenameService(c.Params("service"), req.Name), nil)
+	return h.runEdit(c, func(string) (func(*manifest.Manifest) error, *badBody, error) {
+		var req ServiceRenameRequest
+		if bad := decode(c.Body(), &req); bad != nil {
+			return nil, bad, nil
+		}
+		return service.RenameService(c.Params("service"), req.Name), nil, nil
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
 )
 
 // ServiceUpdateRequest is PATCH /applications/{app}/services/{service}:
@@ -16,9 +17,11 @@ type ServiceUpdateRequest struct {
 
 // serviceUpdate changes a service's replicas, image or environment.
 func (h *handler) serviceUpdate(c *fiber.Ctx) error {
-	var req ServiceUpdateRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
-	}
-	return h.runEdit(c, service.EditService(c.Params("service"), service.ServiceEdit(req)), nil)
+	return h.runEdit(c, func(string) (func(*manifest.Manifest) error, *badBody, error) {
+		var req ServiceUpdateRequest
+		if bad := decode(c.Body(), &req); bad != nil {
+			return nil, bad, nil
+		}
+		return service.EditService(c.Params("service"), service.ServiceEdit(req)), nil, nil
+	})
 }

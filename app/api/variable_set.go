@@ -16,12 +16,13 @@ type VariableSetRequest struct {
 // variableSet sets a variable's default, or with ?env= its value in one
 // environment.
 func (h *handler) variableSet(c *fiber.Ctx) error {
-	var req VariableSetRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
-	}
-	return h.runEdit(c, nil, func(appID string) (func(*manifest.Manifest) error, error) {
-		return service.EditVariable(c.UserContext(), h.store, callerOf(c).actor(), appID,
+	return h.runEdit(c, func(appID string) (func(*manifest.Manifest) error, *badBody, error) {
+		var req VariableSetRequest
+		if bad := decode(c.Body(), &req); bad != nil {
+			return nil, bad, nil
+		}
+		edit, err := service.EditVariable(c.UserContext(), h.store, callerOf(c).actor(), appID,
 			service.VariableEdit{Name: c.Params("variable"), Environment: c.Query("env"), Value: &req.Value})
+		return edit, nil, err
 	})
 }

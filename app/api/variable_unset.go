@@ -10,8 +10,9 @@ import (
 // variableUnset removes a variable's default, or with ?env= its value in
 // one environment.
 func (h *handler) variableUnset(c *fiber.Ctx) error {
-	return h.runEdit(c, nil, func(appID string) (func(*manifest.Manifest) error, error) {
-		return service.EditVariable(c.UserContext(), h.store, callerOf(c).actor(), appID,
+	return h.runEdit(c, func(appID string) (func(*manifest.Manifest) error, *badBody, error) {
+		edit, err := service.EditVariable(c.UserContext(), h.store, callerOf(c).actor(), appID,
 			service.VariableEdit{Name: c.Params("variable"), Environment: c.Query("env")})
+		return edit, nil, err
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/store/storetest"
 )
 
 // TestEditManifest_RaceWithAnotherSave saves another revision while an
@@ -16,8 +17,14 @@ import (
 // overwrite the save it never saw.
 func TestEditManifest_RaceWithAnotherSave(t *testing.T) {
 	t.Parallel()
-	b := setupApply(t)
 	ctx := context.Background()
+	// Committed transactions of their own, as two API requests would have.
+	st := storetest.NewSchema(t)
+	team, err := st.CreateTeam(ctx, "Race", "race-team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &applyBundle{st: st, actor: service.Actor{TeamID: team.ID, UserID: "usr_test"}}
 	res, err := b.apply(t, header+webService, service.ApplyOptions{})
 	if err != nil {
 		t.Fatal(err)

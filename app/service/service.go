@@ -76,12 +76,22 @@ func CreateApplication(ctx context.Context, st *store.Store, a Actor, name strin
 	return app, err
 }
 
-// DeleteApplication marks the application deleted.
-func DeleteApplication(ctx context.Context, st *store.Store, a Actor, id string) error {
+// DeleteApplication marks the application deleted and queues the teardown
+// of every environment in the same transaction (named volumes are retained).
+func DeleteApplication(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, id string) error {
 	return st.WithTx(ctx, func(tx *store.Store) error {
 		app, err := tx.GetApplication(ctx, a.TeamID, id)
 		if err != nil {
 			return err
+		}
+		envs, err := tx.ListEnvironments(ctx, a.TeamID, id)
+		if err != nil {
+			return err
+		}
+		for _, env := range envs {
+			if err := enqueueTeardown(ctx, tx, enqueue, env); err != nil {
+				return err
+			}
 		}
 		if err := tx.DeleteApplication(ctx, a.TeamID, id); err != nil {
 			return err

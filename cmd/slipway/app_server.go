@@ -21,6 +21,8 @@ func addServerAppCommands(app *cobra.Command) {
 	app.AddCommand(newAppApplyCommand(), newAppStatusCommand(), newAppListCommand())
 	addSecretCommands(app)
 	addReleaseCommands(app)
+	addFieldEditCommands(app)
+	app.AddCommand(newAppRepositoryCommand()) // env_branch.go
 }
 
 func newAppApplyCommand() *cobra.Command {

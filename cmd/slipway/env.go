@@ -18,11 +18,14 @@ func newEnvCommand() *cobra.Command {
 	}
 	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand())
 	cmd.AddCommand(newEnvSecretCommand())
+	cmd.AddCommand(newEnvBranchCommand())
+	cmd.AddCommand(newEnvDeleteCommand())
 	addPromotionCommands(cmd)
 	return cmd
 }
 
 func newEnvDeployCommand() *cobra.Command {
+	var ref api.DeployRequest
 	var wait bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -34,7 +37,8 @@ func newEnvDeployCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := c.Deploy(cmd.Context(), args[0], args[1])
+			// --branch/--commit: a one-off ref (env_branch.go).
+			d, err := deployWithRef(cmd, c, args[0], args[1], ref)
 			if err != nil {
 				return err
 			}
@@ -42,6 +46,7 @@ func newEnvDeployCommand() *cobra.Command {
 		},
 	}
 	addWaitFlags(cmd, &wait, &timeout)
+	addRefFlags(cmd, &ref)
 	return cmd
 }
 

@@ -21,7 +21,7 @@ name = "web"
 type = "image"
 image = "example.com/notes:1"
 [spec.services.environment]
-ORIGIN = "https://${{ environment.name }}.example"
+ORIGIN = "https://${{ env.name }}.example"
 
 [spec.environments.staging]
 [spec.environments.production]
@@ -96,7 +96,7 @@ func TestCLI_PromoteReleasesAndSource(t *testing.T) {
 
 	stdout, stderr, code = runCLI(t, "env", "promote", "promonotes", "production", "--plan")
 	if code != 0 || !strings.Contains(stdout, "promotion from staging's current deployment "+built) ||
-		!strings.Contains(stdout, "https://production.example") || strings.Contains(stdout, "queued") {
+		!strings.Contains(stdout, "added services.web") || strings.Contains(stdout, "queued") {
 		t.Fatalf("plan: %d\n%s\n%s", code, stdout, stderr)
 	}
 	if latest := s.nextDeployment(t, ""); latest != built {
@@ -111,7 +111,7 @@ func TestCLI_PromoteReleasesAndSource(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "queued") {
 		t.Fatalf("promote: %d\n%s\n%s", code, stdout, stderr)
 	}
-	promoted := deploymentIDIn(t, stdout[strings.Index(stdout, "deployment dep_"):])
+	promoted := deploymentIDIn(t, stdout[strings.LastIndex(stdout, "deployment dep_"):])
 
 	stdout, _, code = runCLI(t, "app", "releases", "promonotes")
 	if code != 0 || !strings.Contains(stdout, built) || !strings.Contains(stdout, "production ("+promoted+", requested)") {

@@ -8,11 +8,16 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
-// newSecretService loads the key-encryption key the way the worker does,
-// with no fallback: serve refuses to start without one rather than accept
+// loadSecretKey loads the key-encryption key the way the worker does, with
+// no fallback: serve refuses to start without one rather than accept
 // secret values it could not seal.
+func loadSecretKey() (*keyring.Keyring, error) {
+	return keyring.Load(keyring.ConfigFromEnv(os.Getenv))
+}
+
+// newSecretService is the keyring-backed secret store over st.
 func newSecretService(st *store.Store) (*secrets.Service, error) {
-	kr, err := keyring.Load(keyring.ConfigFromEnv(os.Getenv))
+	kr, err := loadSecretKey()
 	if err != nil {
 		return nil, err
 	}

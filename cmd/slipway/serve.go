@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipwayhq/slipway/app"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -33,6 +34,11 @@ func newServeCommand() *cobra.Command {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			logger := newLogger()
+			// Before anything else: without a key serve must not start at all.
+			kr, err := loadSecretKey()
+			if err != nil {
+				return err
+			}
 			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
 			if err != nil {
 				return err
@@ -46,10 +52,6 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			secretService, err := newSecretService(store.New(pool))
-			if err != nil {
-				return err
-			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("--listen %s: %w", listen, err)
@@ -57,7 +59,7 @@ func newServeCommand() *cobra.Command {
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, logger)
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secretService})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secrets.New(st, kr)})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

@@ -25,7 +25,9 @@ import (
 // site is the real dashboard and API over a test database, with one owner
 // signed in through a session and holding an all-scopes API token.
 type site struct {
-	f       *fiber.App
+	f *fiber.App
+	// apiApp, when set, serves the api calls instead of f.
+	apiApp  *fiber.App
 	st      *store.Store
 	user    store.User
 	team    store.Team
@@ -37,9 +39,15 @@ type site struct {
 
 func newSite(t *testing.T) *site {
 	t.Helper()
-	ctx := context.Background()
 	st := storetest.New(t)
-	s := &site{st: st, f: app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler)})}
+	return newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler)}))
+}
+
+// newSiteOn signs the owner up in st and serves f, which must be built on st.
+func newSiteOn(t *testing.T, st *store.Store, f *fiber.App) *site {
+	t.Helper()
+	ctx := context.Background()
+	s := &site{st: st, f: f}
 	u, tm, err := service.Signup(ctx, st, auth.TestArgon2, service.SignupRequest{Email: "owner@example.com", Password: "correct horse battery", TeamName: "Acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +120,11 @@ func (s *site) api(t *testing.T, method, path, body string) apiResult {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Content-Type", "application/json")
-	res, err := s.f.Test(req, -1)
+	f := s.f
+	if s.apiApp != nil {
+		f = s.apiApp
+	}
+	res, err := f.Test(req, -1)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -1,0 +1,53 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
+)
+
+// registerEnvironmentBranch mounts PUT .../environments/{env}/branch.
+func (h *handler) registerEnvironmentBranch(r fiber.Router) {
+	r.Put("/applications/:app/environments/:env/branch", h.requireScope(auth.AppsWrite), h.environmentBranch)
+}
+
+// BranchRequest is the body of PUT .../environments/{env}/branch: the
+// branch a repository-backed environment reads, and optionally a pinned
+// commit ("" follows the branch head).
+type BranchRequest struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// EnvironmentBranch is an environment's ref after a change.
+type EnvironmentBranch struct {
+	Environment string `json:"environment"`
+	Branch      string `json:"branch"`
+	Commit      string `json:"commit"`
+}
+
+// environmentBranch sets the branch (and pinned commit) an environment
+// reads; it deploys nothing.
+func (h *handler) environmentBranch(c *fiber.Ctx) error {
+	var req BranchRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
+	}
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	env, err := service.SetEnvironmentBranch(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Branch, req.Commit)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	return c.JSON(EnvironmentBranch{Environment: env.Name, Branch: env.Branch, Commit: env.Commit})
+}
+
+// DeployRequest is the optional body of POST .../environments/{env}/deploy:
+// a one-off branch or commit a repository-backed deployment reads.
+type DeployRequest struct {
+	Branch string `json:"branch,omitempty"`
+	Commit string `json:"commit,omitempty"`
+}
