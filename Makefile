@@ -25,10 +25,13 @@ run: prereqs build
 
 # Runs every test against real Postgres, real Docker Swarm and real Chromium.
 test: prereqs build
+	@mkdir -p test-artifacts; rm -f test-artifacts/summary.txt
 	@export DATABASE_URL="$${DATABASE_URL:-$$(bash scripts/test-postgres.sh)}"; \
 	  export SLIPWAY_BIN="$(CURDIR)/bin/slipway"; \
-	  $(GO) test -count=1 -timeout 45m ./... && \
-	  bash scripts/fuzz.sh 10s
+	  export SLIPWAY_TEST_SUMMARY="$(CURDIR)/test-artifacts/summary.txt"; \
+	  $(GO) test -count=1 -timeout 60m ./... && \
+	  bash scripts/fuzz.sh 10s && \
+	  { echo "== summary"; cat test-artifacts/summary.txt 2>/dev/null; }
 
 test-go:
 	$(GO) test -count=1 ./...

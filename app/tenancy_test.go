@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // TestTenancy_EveryRoute walks every registered route as the owner of team
@@ -157,9 +158,7 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	// The issue 11 summary line; printed only when every walk held, so the
 	// "0 leaks" it claims is what the assertions above proved.
 	if !t.Failed() {
-		summary := fmt.Sprintf("tenancy: %d routes × %d objects, 0 leaks", walked, len(fillers))
-		t.Log(summary)
-		fmt.Println(summary)
+		summary.Line(t, "tenancy: %d routes × %d objects, 0 leaks", walked, len(fillers))
 	}
 }
 

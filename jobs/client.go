@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -38,8 +39,19 @@ type Deps struct {
 	// Pipeline advances deployments; nil in insert-only processes (serve),
 	// which register the kinds without working them.
 	Pipeline *Pipeline
+	// Sync deploys moved branch heads; nil builds one.
+	Sync *SyncWorker
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// sync is the worker deploying moved branch heads; GitHub push hints reach
+// the same one (GitHubDeps.Push).
+func (d Deps) sync() *SyncWorker {
+	if d.Sync == nil {
+		return &SyncWorker{Store: d.Store, Lister: &build.Lister{}}
+	}
+	return d.Sync
 }
 
 func (d Deps) now() time.Time {
@@ -68,6 +80,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &DeployWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
 		river.AddWorkerSafely(workers, &ReconcileWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, deps.sync()),
 		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
 	)
 }
@@ -82,6 +95,7 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
 			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind(), RunOnStart: true}),
+		SyncPeriodicJob(),
 		river.NewPeriodicJob(river.PeriodicInterval(ResumeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return DeploymentResumeArgs{}, nil },
 			&river.PeriodicJobOpts{ID: DeploymentResumeArgs{}.Kind(), RunOnStart: true}),

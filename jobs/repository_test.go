@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -374,16 +376,23 @@ func TestRepository_SelfBuildDeploysFetchedCommit(t *testing.T) {
 	t.Parallel()
 	b := setupPipeline(t, "production")
 	cli := swarmtest.Client(t)
-	b.pipeline.Builds = &build.Builder{Engine: cli, Installation: "jobs-test-" + swarmtest.ID()}
+	installation := "jobs-test-" + swarmtest.ID()
+	b.pipeline.Builds = &build.Builder{Engine: cli, Installation: installation}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		// The services go first: images in use are never removed.
+		// The services go first, then every image this test's installation built.
 		if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}); err != nil {
 			t.Logf("cleanup environment: %v", err)
 		}
-		if removed, err := b.pipeline.Builds.(*build.Builder).RemoveUnusedImages(ctx, nil); err != nil {
-			t.Logf("cleanup images: %v (removed %v)", err, removed)
+		imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", build.LabelInstallation+"="+installation))})
+		if err != nil {
+			t.Logf("cleanup images: %v", err)
+		}
+		for _, img := range imgs {
+			if _, err := cli.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil {
+				t.Logf("cleanup image %s: %v", img.ID, err)
+			}
 		}
 	})
 

@@ -91,7 +91,8 @@ func (s *Store) EarlierLiveDeployment(ctx context.Context, teamID, environmentID
 
 // ListMaintainedDeployments returns, for every environment, the deployment
 // drift repair maintains: its latest successful one, when that is also its
-// latest finished one and nothing is deploying it now. It spans teams (a
+// latest finished one, nothing is deploying it now and its application is
+// not deleted. It spans teams (a
 // maintenance method for the reconciler).
 func (s *Store) ListMaintainedDeployments(ctx context.Context) ([]DeploymentRef, error) {
 	rows, err := s.db.Query(ctx, `
@@ -102,6 +103,10 @@ func (s *Store) ListMaintainedDeployments(ctx context.Context) ([]DeploymentRef,
 			ORDER BY environment_id, finished_at DESC
 		) latest
 		WHERE latest.state = 'succeeded'
+		  AND EXISTS (
+			SELECT 1 FROM applications a
+			JOIN deployments d ON d.team_id = a.team_id AND d.application_id = a.id
+			WHERE d.team_id = latest.team_id AND d.id = latest.id AND a.deleted_at IS NULL)
 		  AND NOT EXISTS (
 			SELECT 1 FROM deployments live
 			WHERE live.team_id = latest.team_id AND live.environment_id = latest.environment_id

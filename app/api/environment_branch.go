@@ -30,13 +30,14 @@ type EnvironmentBranch struct {
 // environmentBranch sets the branch (and pinned commit) an environment
 // reads; it deploys nothing.
 func (h *handler) environmentBranch(c *fiber.Ctx) error {
-	var req BranchRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
-	}
+	// The application first: another team's is 404 whatever the body.
 	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
+	}
+	var req BranchRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
 	}
 	env, err := service.SetEnvironmentBranch(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Branch, req.Commit)
 	if err != nil {

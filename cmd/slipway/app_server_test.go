@@ -147,6 +147,9 @@ func TestCLI_ApplyDeployWait(t *testing.T) {
 		defer close(done)
 		waitOut, waitErr, waitCode = runCLI(t, "deployment", "wait", first)
 	}()
+	// Give the waiter time for its first poll, so it sees the first step
+	// start rather than only finished.
+	time.Sleep(500 * time.Millisecond)
 	s.play(t, first, store.StateSucceeded)
 	<-done
 	t.Logf("deployment wait printed:\n%s", waitOut)
@@ -270,7 +273,7 @@ func (s *cliServer) play(t *testing.T, id string, outcome store.DeploymentState)
 		if err := s.st.SetDeploymentSteps(ctx, s.team.ID, id, p.JSON()); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * pollInterval) // let the waiter see the running step
+		time.Sleep(10 * pollInterval) // let the waiter see the running step
 		finished := time.Now()
 		st.State, st.Message, st.FinishedAt = result, message, &finished
 		if err := s.st.SetDeploymentSteps(ctx, s.team.ID, id, p.JSON()); err != nil {

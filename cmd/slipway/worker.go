@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -57,10 +58,13 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 		p.Secrets = secrets.NewSource(deps.Store, kr)
 		deps.Pipeline = p
 	}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
-	if err := jobs.RegisterGitHub(workers, githubJobDeps(deps.Store, logger)); err != nil {
+	github := githubJobDeps(deps.Store, logger)
+	github.Push = deps.Sync
+	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}
 	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: logger})

@@ -20,6 +20,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // slipwayBinary returns the binary under test: SLIPWAY_BIN (make test sets
@@ -196,7 +197,7 @@ command = ["/app", "--print", "migrated"]
 	if runs != 1 {
 		t.Fatalf("the migrate job succeeded %d times, want exactly once", runs)
 	}
-	t.Logf("faults: worker killed mid-rollout, deployment %s resumed and succeeded, job ran once", dep.ID)
+	summary.Line(t, "faults: 1 scenario survived (worker killed with SIGKILL mid-rollout: deployment %s resumed and succeeded, its job ran once)", dep.ID)
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {

@@ -3,6 +3,7 @@ package security
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -42,5 +43,43 @@ func TestViewerCannotDeploy(t *testing.T) {
 		if r.status != http.StatusForbidden {
 			t.Errorf("viewer POST %s: %d %s, want 403", path, r.status, r.raw)
 		}
+	}
+}
+
+// TestInvitation_CannotRaiseRole: a viewer who gets hold of an admin
+// invitation link for their own team cannot use it to become admin; the
+// accept is refused and their role is unchanged.
+func TestInvitation_CannotRaiseRole(t *testing.T) {
+	s := newSite(t)
+	ctx := context.Background()
+	v, err := s.st.CreateUser(ctx, "viewer@example.com", "", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.st.AddMember(ctx, s.team.ID, v.ID, store.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
+	secret := auth.NewSecret(auth.InvitationPrefix)
+	if _, err := s.st.CreateInvitation(ctx, s.team.ID, store.InvitationParams{
+		Email: "newcomer@example.com", Role: store.RoleAdmin, TokenHash: store.HashToken(secret),
+		InvitedBy: s.user.ID, ExpiresAt: time.Now().Add(time.Hour),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Sign the site's browser in as the viewer.
+	s.cookie = auth.NewSecret("")
+	if _, err := s.st.CreateSession(ctx, store.Session{ID: store.HashToken(s.cookie), UserID: v.ID, CSRFSecret: []byte(auth.NewSecret("")), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	s.get(t, "/invitations/"+secret)
+	r := s.post(t, "/invitations/"+secret+"/accept", url.Values{})
+	// 409 "already a member", not a CSRF or session refusal: the accept
+	// itself ran and was refused.
+	if r.status != http.StatusConflict {
+		t.Errorf("a viewer accepting an admin invitation to their own team: status %d, want 409", r.status)
+	}
+	m, err := s.st.GetMember(ctx, s.team.ID, v.ID)
+	if err != nil || m.Role != store.RoleViewer {
+		t.Fatalf("viewer's membership after the accept: %+v %v, want viewer", m, err)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // observedStatus is the API's status view over the real Swarm, as serve
@@ -312,9 +313,7 @@ rollback = "automatic"
 		sc.scan("docker service inspect "+sv.Spec.Name, string(raw))
 	}
 
-	summary := fmt.Sprintf("secrets: %d hits in %d scanned outputs", sc.hits, sc.scanned)
-	t.Log(summary)
-	fmt.Println(summary)
+	summary.Line(t, "secrets: %d hits in %d scanned outputs", sc.hits, sc.scanned)
 }
 
 func advance(t *testing.T, p *jobs.Pipeline, st *store.Store, teamID, id string) store.Deployment {

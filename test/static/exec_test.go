@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // execAllowed lists the only non-test files that may import os/exec, and
@@ -102,5 +104,5 @@ func TestNoShellOutsideAllowList(t *testing.T) {
 	if len(offenders) > 0 {
 		t.Fatalf("os/exec imported outside the allow-list (use the Docker Engine API or go-git instead, or add the file with a reason):\n%s", strings.Join(offenders, "\n"))
 	}
-	t.Logf("no shell: %d Go files checked, %d allowed exec users", checked, len(execAllowed))
+	summary.Line(t, "no shell: %d Go files checked, os/exec only in %d allow-listed files and tests", checked, len(execAllowed))
 }
