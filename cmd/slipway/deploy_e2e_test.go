@@ -184,7 +184,13 @@ start_period_seconds = 2
 		t.Fatalf("status of %s: %+v", env.Name, env)
 	}
 	s := env.Services[0]
-	if s.Service != "web" || s.Desired != 2 || s.Running != 2 || s.Health != "healthy" || !strings.HasPrefix(s.Image, image) {
+	// A local image runs pinned by its ID, so moving its tag later cannot
+	// change what the deployment runs.
+	info, err := swarmtest.Client(t).ImageInspect(context.Background(), image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Service != "web" || s.Desired != 2 || s.Running != 2 || s.Health != "healthy" || s.Image != info.ID {
 		t.Fatalf("web runs as %+v", s)
 	}
 	if env.LatestDeployment == nil || env.LatestDeployment.State != "succeeded" {
