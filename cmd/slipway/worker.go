@@ -14,6 +14,7 @@ import (
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/build"
+	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -83,6 +84,13 @@ func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) err
 		return fmt.Errorf("start worker: %w", err)
 	}
 	logger.Info("worker started")
+	// Docker's service events trigger drift repair between periodic scans.
+	if engine, err := swarm.NewEngine(); err == nil {
+		go jobs.WatchServiceEvents(ctx, engine, func(ctx context.Context) error {
+			_, err := c.Insert(ctx, jobs.ReconcileArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: 5 * time.Second}})
+			return err
+		}, logger)
+	}
 	<-ctx.Done()
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
