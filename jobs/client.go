@@ -45,6 +45,17 @@ type Deps struct {
 	Now func() time.Time
 }
 
+// images is the built-image remover: the pipeline's builder, when it has one.
+func (d Deps) images() ImageRemover {
+	if d.Pipeline == nil {
+		return nil
+	}
+	if r, ok := d.Pipeline.Builds.(ImageRemover); ok {
+		return r
+	}
+	return nil
+}
+
 // sync is the worker deploying moved branch heads; GitHub push hints reach
 // the same one (GitHubDeps.Push).
 func (d Deps) sync() *SyncWorker {
@@ -81,6 +92,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
 		river.AddWorkerSafely(workers, &ReconcileWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, deps.sync()),
+		river.AddWorkerSafely(workers, &ImageCleanupWorker{Store: deps.Store, Images: deps.images()}),
 		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
 	)
 }
@@ -96,6 +108,9 @@ func periodicJobs() []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
 			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind(), RunOnStart: true}),
 		SyncPeriodicJob(),
+		river.NewPeriodicJob(river.PeriodicInterval(ImageCleanupInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return ImageCleanupArgs{}, nil },
+			&river.PeriodicJobOpts{ID: ImageCleanupArgs{}.Kind()}),
 		river.NewPeriodicJob(river.PeriodicInterval(ResumeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return DeploymentResumeArgs{}, nil },
 			&river.PeriodicJobOpts{ID: DeploymentResumeArgs{}.Kind(), RunOnStart: true}),

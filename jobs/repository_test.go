@@ -436,4 +436,18 @@ retries = 2
 	if svcs := b.envServices(t, b.env.ID); !svcs["web"] {
 		t.Fatalf("services %v, want web", svcs)
 	}
+
+	// A broken Dockerfile fails the next deployment at preparation; the
+	// running service is left exactly as it was.
+	before := b.services(t)["web"].Version.Index
+	g.write("Dockerfile", []byte("FROM scratch\nCOPY does/not/exist /app\n"), 0o644)
+	g.commit("break the build")
+	broken := b.deployEnv(t, b.env)
+	expectState(t, broken, store.StateFailed)
+	if broken.ErrorCode != "build_failed" {
+		t.Fatalf("error %s: %s, want build_failed", broken.ErrorCode, broken.ErrorMessage)
+	}
+	if after := b.services(t)["web"]; after.Version.Index != before {
+		t.Fatalf("web changed (version %d -> %d) although the build failed", before, after.Version.Index)
+	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -120,4 +121,25 @@ func (s *Store) ListMaintainedDeployments(ctx context.Context) ([]DeploymentRef,
 		return r, err
 	})
 	return refs, wrap("list maintained deployments", err)
+}
+
+// ListRetainedDeploymentSteps returns the progress records of the
+// deployments whose images must stay: every live one, and each
+// environment's latest perEnvironment succeeded ones (what runs, what a
+// rollback or restore would bring back, and the releases promotions
+// receive). It spans teams (a maintenance method for image cleanup).
+func (s *Store) ListRetainedDeploymentSteps(ctx context.Context, perEnvironment int) ([]json.RawMessage, error) {
+	rows, err := s.db.Query(ctx, `
+		SELECT steps FROM deployments
+		WHERE state IN ('requested', 'capturing', 'preparing', 'running_jobs', 'rolling_out')
+		UNION ALL
+		SELECT steps FROM (
+			SELECT steps, row_number() OVER (PARTITION BY environment_id ORDER BY finished_at DESC) AS n
+			FROM deployments WHERE state = 'succeeded'
+		) recent WHERE n <= $1`, perEnvironment)
+	if err != nil {
+		return nil, wrap("list retained deployment steps", err)
+	}
+	steps, err := pgx.CollectRows(rows, pgx.RowTo[json.RawMessage])
+	return steps, wrap("list retained deployment steps", err)
 }

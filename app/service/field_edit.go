@@ -86,27 +86,7 @@ func EditManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue
 				return err
 			}
 		}
-		envs, err := convergeEnvironments(ctx, tx, a, app, previous, m, &res)
-		if err != nil {
-			return err
-		}
-		if err := reserveHostnames(ctx, tx, a, app, m, envs); err != nil {
-			return err
-		}
-		if !deploy {
-			return nil
-		}
-		for _, env := range envs {
-			if env.PromoteFrom != "" {
-				continue
-			}
-			d, err := requestDeployment(ctx, tx, a, enqueue, env, res.Revision.Revision, store.OriginBuild, "")
-			if err != nil {
-				return err
-			}
-			res.Deployments = append(res.Deployments, d)
-		}
-		return nil
+		return afterSave(ctx, tx, a, enqueue, app, previous, m, deploy, &res)
 	})
 	return res, err
 }

@@ -156,29 +156,36 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 				return err
 			}
 		}
-		envs, err := convergeEnvironments(ctx, tx, a, app, previous, m, &res)
+		return afterSave(ctx, tx, a, enqueue, app, previous, m, opts.Deploy, &res)
+	})
+	return res, err
+}
+
+// afterSave is what every save of a manifest does next, in its
+// transaction: converge the declared environments, reserve their
+// hostnames, and deploy every environment that builds when asked.
+func afterSave(ctx context.Context, tx *store.Store, a Actor, enqueue Enqueue, app store.Application, previous, m *manifest.Manifest, deploy bool, res *ApplyResult) error {
+	envs, err := convergeEnvironments(ctx, tx, a, app, previous, m, res)
+	if err != nil {
+		return err
+	}
+	if err := reserveHostnames(ctx, tx, a, app, m, envs); err != nil {
+		return err
+	}
+	if !deploy {
+		return nil
+	}
+	for _, env := range envs {
+		if env.PromoteFrom != "" {
+			continue
+		}
+		d, err := requestDeployment(ctx, tx, a, enqueue, env, res.Revision.Revision, store.OriginBuild, "")
 		if err != nil {
 			return err
 		}
-		if err := reserveHostnames(ctx, tx, a, app, m, envs); err != nil {
-			return err
-		}
-		if !opts.Deploy {
-			return nil
-		}
-		for _, env := range envs {
-			if env.PromoteFrom != "" {
-				continue
-			}
-			d, err := requestDeployment(ctx, tx, a, enqueue, env, res.Revision.Revision, store.OriginBuild, "")
-			if err != nil {
-				return err
-			}
-			res.Deployments = append(res.Deployments, d)
-		}
-		return nil
-	})
-	return res, err
+		res.Deployments = append(res.Deployments, d)
+	}
+	return nil
 }
 
 func sameJSON(a, b []byte) bool {

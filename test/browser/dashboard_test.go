@@ -48,6 +48,10 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		t.Skip("starts slipway dev, Chromium and a Swarm deployment")
 	}
 	image := swarmtest.Image(t, "web")
+	// Registered before dev starts, so it runs after dev stopped: a running
+	// Slipway would repair objects removed behind its back.
+	var envID string
+	t.Cleanup(func() { removeEnvironment(t, envID) })
 	base := startDev(t)
 	shots := artifactsDir(t)
 
@@ -144,8 +148,6 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	)
 	eval("mark the page", `window.__slipwayNoReload = "yes"`)
 	appPath := eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`)
-	var envID string
-	t.Cleanup(func() { removeEnvironment(t, envID) })
 	// The Environments page names the environment's id in its Deploy form;
 	// read it in a second tab so the deployment page stays untouched.
 	tab, cancelTab := chromedp.NewContext(ctx)

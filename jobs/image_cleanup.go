@@ -1,0 +1,74 @@
+package jobs
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// ImageCleanupArgs removes the images Slipway built that no environment
+// runs, deploys or keeps for a rollback or a promotion.
+type ImageCleanupArgs struct{}
+
+// Kind is the River job kind.
+func (ImageCleanupArgs) Kind() string { return "image_cleanup" }
+
+// ImageCleanupInterval is how often built images are cleaned up.
+const ImageCleanupInterval = time.Hour
+
+// RetainedReleases is how many succeeded deployments per environment keep
+// their images, so they can be restored or promoted again.
+const RetainedReleases = 5
+
+// ImageRemover removes built images outside keep (runtime/build.Builder).
+type ImageRemover interface {
+	RemoveUnusedImages(ctx context.Context, keep map[string]bool) ([]string, error)
+}
+
+// ImageCleanupWorker runs ImageCleanupArgs.
+type ImageCleanupWorker struct {
+	river.WorkerDefaults[ImageCleanupArgs]
+	Store  *store.Store
+	Images ImageRemover
+}
+
+// Work keeps every image a live or recent deployment prepared and removes
+// the rest of the built ones.
+func (w *ImageCleanupWorker) Work(ctx context.Context, _ *river.Job[ImageCleanupArgs]) error {
+	if w.Images == nil {
+		return nil
+	}
+	keep, err := RetainedImages(ctx, w.Store)
+	if err != nil {
+		return err
+	}
+	_, err = w.Images.RemoveUnusedImages(ctx, keep)
+	return err
+}
+
+// RetainedImages is the set of image IDs that cleanup must keep.
+func RetainedImages(ctx context.Context, st *store.Store) (map[string]bool, error) {
+	all, err := st.ListRetainedDeploymentSteps(ctx, RetainedReleases)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, raw := range all {
+		p, err := ParseProgress(raw)
+		if err != nil {
+			continue
+		}
+		if prep := p.Find("prepare"); prep != nil {
+			for k, v := range prep.Detail {
+				if strings.HasPrefix(k, "id:") {
+					keep[v] = true
+				}
+			}
+		}
+	}
+	return keep, nil
+}

@@ -1,0 +1,41 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+type recordingRemover struct{ keep map[string]bool }
+
+func (r *recordingRemover) RemoveUnusedImages(_ context.Context, keep map[string]bool) ([]string, error) {
+	r.keep = keep
+	return nil, nil
+}
+
+// The removal itself is proven on the real engine in runtime/build
+// (TestBuilder_RemoveUnusedImages); this checks what cleanup keeps.
+func TestImageCleanup_KeepsWhatDeploymentsRun(t *testing.T) {
+	t.Parallel()
+	b := setupPipeline(t, "production")
+	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
+	d := b.deploy(t, webManifest(b.app.Name, web, job, ""))
+	expectState(t, d, store.StateSucceeded)
+
+	remover := &recordingRemover{}
+	w := &jobs.ImageCleanupWorker{Store: b.st, Images: remover}
+	if err := w.Work(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cli := swarmtest.Client(t)
+	for _, ref := range []string{web, job} {
+		info, err := cli.ImageInspect(context.Background(), ref)
+		must(t, err)
+		if !remover.keep[info.ID] {
+			t.Errorf("cleanup would remove %s (%s), which the environment runs", ref, info.ID)
+		}
+	}
+}
