@@ -68,7 +68,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}
-	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: logger})
+	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: quieter(logger, slog.LevelWarn)})
 }
 
 // runWorker works jobs until ctx ends, then lets running jobs finish for
