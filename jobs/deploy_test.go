@@ -343,25 +343,7 @@ func TestPipeline_EmptyApplicationRemovesServicesKeepsVolumes(t *testing.T) {
 	t.Parallel()
 	b := setupPipeline(t, "production")
 	job := swarmtest.Image(t, "job")
-	withVolume := fmt.Sprintf(`
-api_version = "slipway.dev/v1alpha1"
-kind = "Application"
-[metadata]
-name = %q
-
-[[spec.services]]
-name = "store"
-command = ["/app", "--sleep", "3600"]
-[spec.services.source]
-type = "image"
-image = %q
-[[spec.services.mounts]]
-volume = "data"
-target = "/data"
-
-[[spec.volumes]]
-name = "data"
-`, b.app.Name, job)
+	withVolume := volumeManifest(b.app.Name, job)
 	expectState(t, b.deploy(t, withVolume), store.StateSucceeded)
 	empty := fmt.Sprintf(`
 api_version = "slipway.dev/v1alpha1"
