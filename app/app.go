@@ -17,6 +17,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/static"
 	"github.com/slipwayhq/slipway/store"
@@ -53,6 +54,17 @@ type Config struct {
 	// Secrets is the keyring-backed secret store (serve and dev load the
 	// key); nil leaves the Secrets tab and API without controls.
 	Secrets *secrets.Service
+	// Logs reads services' output from Docker for the logs pages; nil
+	// shows docker_unavailable there.
+	Logs ServiceLogReader
+	// Previews is the preview machinery (service.Previews) the API and
+	// dashboard share; nil answers previews_unavailable.
+	Previews *service.Previews
+	// GitHub enables the GitHub pages (github_routes.go); nil leaves them out.
+	GitHub *GitHub
+	// AllowFileURLs accepts manifests naming file:// repositories: the
+	// operator's [git] allow_file_urls (off by default).
+	AllowFileURLs bool
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -77,7 +89,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -97,7 +109,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.Webhook != nil {
 		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)
@@ -134,12 +146,26 @@ func New(cfg Config) *fiber.App {
 	f.Get("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsRead), h.environmentPromote)
 	f.Post("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsDeploy), h.environmentPromote)
 	f.Get("/applications/:app/events", h.requireScope(auth.AppsRead), h.eventList)
+	f.Get("/applications/:app/previews", h.requireScope(auth.AppsRead), h.previewList)
+	f.Post("/applications/:app/previews", h.requireScope(auth.AppsDeploy), h.previewCreate)
+	f.Post("/applications/:app/previews/:slug/deploy", h.requireScope(auth.AppsDeploy), h.previewDeploy)
+	f.Post("/applications/:app/previews/:slug/delete", h.requireScope(auth.AppsDelete), h.previewDelete)
+	f.Get("/applications/:app/links", h.requireScope(auth.AppsRead), h.linkList)
+	f.Get("/applications/:app/settings", h.requireScope(auth.AppsRead), h.applicationSettings)
+	f.Post("/applications/:app/settings/rename", h.requireScope(auth.AppsWrite), h.applicationRename)
+	f.Post("/applications/:app/settings/delete", h.requireScope(auth.AppsDelete), h.applicationDeleteConfirmed)
+	f.Post("/applications/:app/variables", h.requireScope(auth.AppsWrite), h.variableSet)
+	f.Post("/applications/:app/variables/unset", h.requireScope(auth.AppsWrite), h.variableUnset)
+	f.Post("/applications/:app/environments/:environment/settings", h.requireScope(auth.AppsWrite), h.environmentSettingUpdate)
+	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
+	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
 	f.Get("/applications/:app/secrets", h.requireScope(auth.AppsRead), h.secretList)
 	f.Post("/applications/:app/secrets", h.requireScope(auth.SecretsWrite), h.secretSet)
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)
 	f.Post("/applications/:app/secrets/:name/delete", h.requireScope(auth.SecretsWrite), h.secretDelete)
 	f.Post("/applications/:app/environments/:environment/generated-secrets/:name/regenerate", h.requireScope(auth.SecretsWrite), h.generatedSecretRegenerate)
 
+	f.Get("/events", h.requireScope(auth.AppsRead), h.teamEventList)
 	f.Get("/members", h.requireTeam, h.memberList)
 	f.Post("/members/invitations", h.requireScope(auth.MembersManage), h.invitationCreate)
 	f.Post("/members/invitations/:invitation/revoke", h.requireScope(auth.MembersManage), h.invitationRevoke)
@@ -149,20 +175,24 @@ func New(cfg Config) *fiber.App {
 	f.Get("/tokens", h.requireTeam, h.tokenList)
 	f.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
 	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)
+	registerGitHub(f, h, cfg.GitHub)
 	return f
 }
 
 // handler holds what every dashboard handler needs.
 type handler struct {
-	store   *store.Store
-	log     *slog.Logger
-	argon   auth.Argon2Params
-	secure  bool
-	limiter Limiter
-	now     func() time.Time
-	jobs    JobInserter
-	runtime RuntimeReader // nil: pages show the manifest's replica counts only
-	secrets *secrets.Service
+	store    *store.Store
+	log      *slog.Logger
+	argon    auth.Argon2Params
+	secure   bool
+	limiter  Limiter
+	now      func() time.Time
+	jobs     JobInserter
+	runtime  RuntimeReader // nil: pages show the manifest's replica counts only
+	secrets  *secrets.Service
+	logs     ServiceLogReader
+	previews *service.Previews // nil: previews are listed and deleted, not created
+	fileURLs bool              // [git] allow_file_urls
 
 	dummyHash string
 }

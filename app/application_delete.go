@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,7 +12,14 @@ import (
 
 // applicationDelete deletes and, for htmx, answers with the refreshed list.
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
-	if err := service.DeleteApplication(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, c.Params("app")); err != nil {
+	err := service.DeleteApplication(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, c.Params("app"))
+	var ie *service.InputError
+	if errors.As(err, &ie) {
+		// deployment_in_progress: the page says which deployment to wait
+		// for or cancel.
+		return fiber.NewError(http.StatusConflict, ie.Message+" ("+ie.Code+")")
+	}
+	if err != nil {
 		return err
 	}
 	if c.Get("HX-Request") != "true" {

@@ -100,7 +100,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	saved, err := service.ApplyManifest(c.UserContext(), h.store, v.actor(), h.enqueue, text, service.ApplyOptions{Format: "toml"})
+	saved, err := service.ApplyManifest(c.UserContext(), h.store, v.actor(), h.enqueue, text, service.ApplyOptions{Format: "toml", AllowFileURLs: h.fileURLs})
 	if errs, ok := manifestErrorViews(err); ok {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {

@@ -28,18 +28,35 @@ func (h *handler) applicationRows(c *fiber.Ctx) ([]partial.ApplicationRow, error
 	if err != nil {
 		return nil, err
 	}
+	// Three queries whatever the number of applications: environments and
+	// their latest deployments are read for the whole team at once.
+	envs, err := h.store.ListTeamEnvironments(ctx, teamID)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID)
+	if err != nil {
+		return nil, err
+	}
+	byApp := map[string][]store.Environment{}
+	for _, e := range envs {
+		if e.Kind == store.KindEnvironment {
+			byApp[e.ApplicationID] = append(byApp[e.ApplicationID], e)
+		}
+	}
 	rows := make([]partial.ApplicationRow, len(apps))
 	for i, a := range apps {
 		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Created: when(&a.CreatedAt)}
-		statuses, err := h.environmentStatuses(ctx, teamID, a.ID)
-		if err != nil {
-			return nil, err
-		}
 		var last *store.Deployment
-		for _, s := range statuses {
-			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: s.env.Name, State: s.state()})
-			if s.latest != nil && (last == nil || s.latest.CreatedAt.After(last.CreatedAt)) {
-				last = s.latest
+		for _, e := range byApp[a.ID] {
+			var d *store.Deployment
+			ed, ok := latest[e.ID]
+			if ok {
+				d = &ed.Latest
+			}
+			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: e.Name, State: environmentState(d, ed.EverSucceeded)})
+			if d != nil && (last == nil || d.CreatedAt.After(last.CreatedAt)) {
+				last = d
 			}
 		}
 		if last != nil {

@@ -19,12 +19,19 @@ func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) [
 	if _, err := b.store.TransitionDeployment(ctx, teamID, d.ID, []store.DeploymentState{store.StateRequested}, store.StateFailed); err != nil {
 		t.Fatal(err)
 	}
+	// A preview, so the Previews tab has rows whose buttons could show.
+	if _, err := b.store.CreateEnvironment(ctx, teamID, store.EnvironmentParams{ApplicationID: appID, Kind: store.KindPreview, Name: "shop-feat", Slug: "shop-feat", Branch: "feat"}); err != nil {
+		t.Fatal(err)
+	}
 	base := "/applications/" + appID
-	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events"}
+	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events",
+		base + "/previews", base + "/links", base + "/settings", "/events"}
 }
 
 // controls are the application pages' controls that change something.
-var applicationControls = []string{"manifest-form", "manifest-save", "manifest-save-deploy", "manifest-input", "environment-deploy", "deployment-actions", "deployment-retry", "deployment-cancel"}
+var applicationControls = []string{"manifest-form", "manifest-save", "manifest-save-deploy", "manifest-input", "environment-deploy", "deployment-actions", "deployment-retry", "deployment-cancel",
+	"variable-set-form", "variable-unset", "environment-settings-form", "preview-create-form", "preview-deploy", "preview-delete",
+	"application-rename-form", "application-delete-form", "application-delete"}
 
 // TestApplicationPages_Viewer: a viewer sees every application page,
 // read-only.
@@ -51,6 +58,10 @@ func TestApplicationPages_Viewer(t *testing.T) {
 	// And the server refuses what the page does not offer.
 	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("9")}, "intent": {"save"}}), http.StatusForbidden)
 	wantStatus(t, br.post(pages[4]+"/retry", nil), http.StatusForbidden)
+	for _, path := range []string{pages[1] + "/variables", pages[1] + "/variables/unset", pages[1] + "/environments/production/settings",
+		pages[7] + "/shop-feat/delete", pages[7] + "/shop-feat/deploy", pages[7], pages[9] + "/rename", pages[9] + "/delete"} {
+		wantStatus(t, br.post(path, url.Values{"name": {"x"}, "confirm": {"shop"}, "branch": {"main"}}), http.StatusForbidden)
+	}
 }
 
 // TestApplicationPages_Developer is the counterpart: a developer gets the
@@ -63,13 +74,17 @@ func TestApplicationPages_Developer(t *testing.T) {
 	dev := b.addMember(t, owner.team, "dev@example.com", store.RoleDeveloper)
 	br := b.sessionBrowser(t, dev)
 	want := map[string][]string{
-		pages[0]: {"manifest-form", "manifest-save-deploy", "environment-badge"},
-		pages[1]: {"overview-environment", "overview-deployment"},
-		pages[2]: {"manifest-form", "manifest-input", "manifest-save", "manifest-save-deploy", "manifest-plan", "revision-row"},
-		pages[3]: {"deployment-row"},
-		pages[4]: {"deployment-timeline", "deployment-retry"},
-		pages[5]: {"environment-deploy"},
-		pages[6]: {"event-row", "event-filter"},
+		pages[0]:  {"manifest-form", "manifest-save-deploy", "environment-badge"},
+		pages[1]:  {"overview-environment", "overview-deployment"},
+		pages[2]:  {"manifest-form", "manifest-input", "manifest-save", "manifest-save-deploy", "manifest-plan", "revision-row"},
+		pages[3]:  {"deployment-row"},
+		pages[4]:  {"deployment-timeline", "deployment-retry"},
+		pages[5]:  {"environment-deploy", "variable-set-form", "environment-settings-form"},
+		pages[6]:  {"event-row", "event-filter"},
+		pages[7]:  {"preview-row"},
+		pages[8]:  {"exports-empty", "imports-empty"},
+		pages[9]:  {"application-rename-form", "settings-repository"},
+		pages[10]: {"team-event-row", "team-event-filter"},
 	}
 	for path, ids := range want {
 		r := br.get(path)

@@ -20,6 +20,8 @@ func (h *handler) applicationShow(c *fiber.Ctx) error {
 		return err
 	}
 	h.addLiveStatus(c, envs)
+	h.addLogLinks(a.ID, envs)
+	h.addCertificates(c, a.TeamID, envs)
 	return h.render(c, http.StatusOK, a.Name, page.ApplicationOverview(header, envs))
 }
 
@@ -73,5 +75,21 @@ func (h *handler) addLiveStatus(c *fiber.Ctx, envs []page.EnvironmentView) {
 			}
 		}
 		e.Live = true
+	}
+}
+
+// addLogLinks links every deployed service to its logs when the server
+// can read them.
+func (h *handler) addLogLinks(appID string, envs []page.EnvironmentView) {
+	if h.logs == nil {
+		return
+	}
+	for i := range envs {
+		if envs[i].Latest == nil {
+			continue
+		}
+		for j := range envs[i].Services {
+			envs[i].Services[j].LogsURL = serviceLogsURL(appID, envs[i].Name, envs[i].Services[j].Name)
+		}
 	}
 }

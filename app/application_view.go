@@ -157,7 +157,7 @@ func (h *handler) environmentViews(statuses []environmentStatus, who people, app
 	for i, s := range statuses {
 		v := page.EnvironmentView{
 			ID: s.env.ID, Name: s.env.Name, State: s.state(), PromoteFrom: names[s.env.PromoteFrom],
-			Branch: s.env.Branch, Visibility: s.env.Visibility, Rollback: s.env.Rollback,
+			Branch: s.env.Branch, Sync: s.env.Sync, Visibility: s.env.Visibility, Rollback: s.env.Rollback,
 		}
 		if s.latest != nil {
 			d := h.deploymentView(*s.latest, s.env, who)

@@ -30,6 +30,15 @@ func (h *handler) deploymentShow(c *fiber.Ctx) error {
 	if isFragment(c) {
 		return h.render(c, http.StatusOK, "Deployment", partial.DeploymentTimeline(v))
 	}
+	if h.logs != nil {
+		services, err := h.deployedServices(ctx, env)
+		if err != nil {
+			return err
+		}
+		for _, s := range services {
+			v.Logs = append(v.Logs, partial.LogLink{Service: s, URL: serviceLogsURL(a.ID, env.Name, s)})
+		}
+	}
 	return h.render(c, http.StatusOK, a.Name+" · Deployment", page.DeploymentDetail(header, v))
 }
 

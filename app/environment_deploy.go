@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -27,7 +26,7 @@ func (h *handler) environmentDeploy(c *fiber.Ctx) error {
 	d, err := service.RequestDeployment(ctx, h.store, visitorOf(c).actor(), h.enqueue, a.ID, env.Name)
 	var ie *service.InputError
 	if errors.As(err, &ie) {
-		envs, err := h.environmentPage(c, a.TeamID, a.ID)
+		t, err := h.environmentsTab(c, a, map[string]string{env.ID: ie.Message + " (" + ie.Code + ")"}, "")
 		if err != nil {
 			return err
 		}
@@ -37,8 +36,8 @@ func (h *handler) environmentDeploy(c *fiber.Ctx) error {
 			c.Set("HX-Retarget", "#main")
 			c.Set("HX-Reswap", "innerHTML")
 		}
-		return h.render(c, http.StatusUnprocessableEntity, a.Name+" · Environments",
-			page.ApplicationEnvironments(header, envs, map[string]string{env.ID: ie.Message + " (" + ie.Code + ")"}))
+		return h.render(c, formErrorStatus(c), a.Name+" · Environments",
+			page.ApplicationEnvironments(header, t))
 	}
 	if err != nil {
 		return err

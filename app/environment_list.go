@@ -14,9 +14,9 @@ func (h *handler) environmentList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	envs, err := h.environmentPage(c, a.TeamID, a.ID)
+	t, err := h.environmentsTab(c, a, nil, "")
 	if err != nil {
 		return err
 	}
-	return h.render(c, http.StatusOK, a.Name+" · Environments", page.ApplicationEnvironments(header, envs, nil))
+	return h.render(c, http.StatusOK, a.Name+" · Environments", page.ApplicationEnvironments(header, t))
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -19,22 +20,9 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	// The log is the team's; what concerns this application is what names
-	// it, one of its environments or one of its deployments.
-	ours := map[string]bool{a.ID: true}
-	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
+	ours, err := h.applicationObjects(ctx, a)
 	if err != nil {
 		return err
-	}
-	for _, e := range envs {
-		ours[e.ID] = true
-	}
-	ds, err := h.store.ListDeployments(ctx, a.TeamID, store.DeploymentFilter{ApplicationID: a.ID, Limit: 500})
-	if err != nil {
-		return err
-	}
-	for _, d := range ds {
-		ours[d.ID] = true
 	}
 	events, err := h.store.ListEvents(ctx, a.TeamID, store.EventFilter{Limit: 500})
 	if err != nil {
@@ -73,4 +61,25 @@ func compactDetails(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// applicationObjects are the ids the team's audit log names when an event
+// concerns a: the application, its environments and its deployments.
+func (h *handler) applicationObjects(ctx context.Context, a store.Application) (map[string]bool, error) {
+	ours := map[string]bool{a.ID: true}
+	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range envs {
+		ours[e.ID] = true
+	}
+	ds, err := h.store.ListDeployments(ctx, a.TeamID, store.DeploymentFilter{ApplicationID: a.ID, Limit: 500})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		ours[d.ID] = true
+	}
+	return ours, nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -38,6 +39,10 @@ func (h *handler) invitationAccept(c *fiber.Ctx) error {
 		email, err := service.CheckEmail(form.Email)
 		if err != nil {
 			return err
+		}
+		if !strings.EqualFold(email, inv.Email) {
+			return &service.InputError{Field: "email", Code: "invitation_email_mismatch",
+				Message: "this invitation was sent to another e-mail address: sign up with the address it was sent to"}
 		}
 		pwHash, err := service.HashNewPassword(h.argon, c.FormValue("password"))
 		if err != nil {
@@ -78,6 +83,8 @@ func (h *handler) acceptError(err error) error {
 		return invitationError(true, true)
 	case errors.Is(err, store.ErrInvitationExpired):
 		return invitationError(false, false)
+	case errors.Is(err, store.ErrInvitationEmailMismatch):
+		return fiber.NewError(http.StatusForbidden, "This invitation was sent to another e-mail address. Log out and open the link again to join with the invited address.")
 	case errors.Is(err, store.ErrConflict):
 		return fiber.NewError(http.StatusConflict, "You are already a member of this team.")
 	}

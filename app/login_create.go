@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -23,6 +24,10 @@ func (h *handler) loginCreate(c *fiber.Ctx) error {
 	switch {
 	case form.Email == "":
 		return fail(http.StatusUnprocessableEntity, "email", "enter your e-mail address")
+	case service.CheckCharacters("email", "e-mail address", form.Email) != nil:
+		// No stored address holds a control character, and Postgres
+		// would refuse a NUL in the lookup.
+		return fail(http.StatusUnprocessableEntity, "email", "enter an e-mail address like name@example.com")
 	case pw == "":
 		return fail(http.StatusUnprocessableEntity, "password", "enter your password")
 	case len(pw) > auth.MaxPasswordBytes:

@@ -54,7 +54,7 @@ func (h *handler) manifestSave(c *fiber.Ctx) error {
 		}
 	}
 	res, err := service.ApplyManifest(c.UserContext(), h.store, v.actor(), h.enqueue, []byte(f.source), service.ApplyOptions{
-		Format: f.format, ExpectedRevision: f.expectedRevision, Deploy: deploy,
+		Format: f.format, ExpectedRevision: f.expectedRevision, Deploy: deploy, AllowFileURLs: h.fileURLs,
 	})
 	if errs, ok := manifestErrorViews(err); ok {
 		editor.Errors = errs

@@ -120,6 +120,36 @@ func TestInvitation_Accept(t *testing.T) {
 		}
 	})
 
+	t.Run("bound to the invited address", func(t *testing.T) {
+		link := invite(t, admin, "invited@example.com", "admin")
+		// Signed in as someone else: refused, and the link still works.
+		intruder := b.signup(t, "intruder@example.com", "Intruders")
+		br := b.browser(t)
+		br.login("intruder@example.com")
+		r := br.post(link+"/accept", nil)
+		wantStatus(t, r, http.StatusForbidden)
+		if !strings.Contains(testid(r, "error-message").Text(), "another e-mail address") {
+			t.Fatalf("mismatch page: %q", testid(r, "error-message").Text())
+		}
+		if _, err := b.store.GetMember(context.Background(), owner.team.ID, intruder.user.ID); err == nil {
+			t.Fatal("an account with another address joined through the link")
+		}
+		// Signing up through the link with another address creates nothing.
+		anon := b.browser(t)
+		anon.get(link)
+		r = anon.post(link+"/accept", url.Values{"email": {"someone-else@example.com"}, "password": {testPassword}})
+		wantStatus(t, r, http.StatusUnprocessableEntity)
+		if testid(r, "error-email").Length() != 1 {
+			t.Fatal("no e-mail error shown")
+		}
+		if _, err := b.store.GetUserByEmail(context.Background(), "someone-else@example.com"); err == nil {
+			t.Fatal("a mismatched sign-up created a user")
+		}
+		// The invited address, in another case, still joins.
+		r = anon.post(link+"/accept", url.Values{"email": {"Invited@Example.com"}, "password": {testPassword}})
+		wantStatus(t, r, http.StatusSeeOther)
+	})
+
 	t.Run("unknown link", func(t *testing.T) {
 		wantStatus(t, b.browser(t).get("/invitations/slwi_nope"), http.StatusNotFound)
 	})

@@ -22,7 +22,7 @@ func TestPages_Viewer(t *testing.T) {
 	viewer := b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer)
 	br := b.sessionBrowser(t, viewer)
 	forbidden := []string{"application-create-form", "application-delete", "invite-form", "member-role-form", "member-remove", "token-create-form", "token-revoke"}
-	for _, path := range []string{"/applications", "/members", "/tokens", "/account"} {
+	for _, path := range []string{"/applications", "/members", "/tokens", "/account", "/events"} {
 		r := br.get(path)
 		wantStatus(t, r, http.StatusOK)
 		if testid(r, "topbar").Length() != 1 {
@@ -57,6 +57,7 @@ func TestPages_OwnerControls(t *testing.T) {
 		"/members":      {"invite-form", "member-role-form", "member-remove"},
 		"/tokens":       {"token-create-form"},
 		"/account":      {"team-create-form", "account-email"},
+		"/events":       {"team-event-filter", "team-event-row"},
 	}
 	for path, ids := range want {
 		r := br.get(path)

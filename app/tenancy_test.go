@@ -73,8 +73,8 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	// the permission (an invitation link works for whoever has it), so they
 	// are not tenancy-checked, and each must say why here.
 	bySecret := map[string]string{
-		"/invitations/:secret":        "invitation links admit their holder",
-		"/invitations/:secret/accept": "invitation links admit their holder",
+		"/invitations/:secret":        "an invitation link shows its team to its holder",
+		"/invitations/:secret/accept": "an invitation link admits only the account with the invited e-mail address",
 	}
 	// What must never appear in a response to team A.
 	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID}

@@ -17,7 +17,7 @@ type Config struct {
 	PublicURL      string `toml:"public_url" doc:"Base URL people and GitHub reach the dashboard at, such as https://slipway.example.com. Used in links, PR comments and webhook URLs; empty means http://<listen>."`
 	SecretKeyFile  string `toml:"secret_key_file" doc:"File holding the key-encryption key of stored secrets: 32 raw bytes, or one key per line as 64 hex digits or base64 (the first encrypts, the others only decrypt, for rotation). Keep it out of database backups."`
 	SecretKey      string `toml:"secret_key" secret:"true" doc:"The key text itself, for setups that cannot mount a file; secret_key_file wins when both are set."`
-	DataDir        string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket and, in dev, the private Postgres."`
+	DataDir        string `toml:"data_dir" doc:"Directory for local state: build checkouts, the control socket, telemetry receivers' socket directories (telemetry/<environment short id>) and, in dev, the private Postgres."`
 	LogLevel       string `toml:"log_level" doc:"Minimum log level: debug, info, warn or error (any case)."`
 	InstallationID string `toml:"installation_id" doc:"Name of this Slipway installation, put on the labels of the images it builds so that several installations can share one Docker engine: 1-63 lowercase letters, digits and hyphens."`
 	SecureCookies  bool   `toml:"secure_cookies" doc:"Mark session cookies Secure even when listening on plain HTTP, for a TLS-terminating proxy in front."`
@@ -30,6 +30,7 @@ type Config struct {
 	Telemetry      Telemetry      `toml:"telemetry" doc:"OpenTelemetry traces of deployments."`
 	Worker         Worker         `toml:"worker" doc:"Background workers (River)."`
 	Images         Images         `toml:"images" doc:"Container images of deployed services."`
+	Git            Git            `toml:"git" doc:"Git repositories that applications build from and read manifests from."`
 }
 
 // Reconciliation holds the spec's reconciliation.* settings.
@@ -94,6 +95,11 @@ type Worker struct {
 // Images holds settings about service images.
 type Images struct {
 	Pull bool `toml:"pull" doc:"Pull service images from their registry when deploying; off uses only images already on the nodes."`
+}
+
+// Git holds the policy on repository URLs.
+type Git struct {
+	AllowFileURLs bool `toml:"allow_file_urls" doc:"Accept file:// repository URLs, read from the worker's own file system. Off by default: with it, any tenant can build from any git repository the worker can read. slipway dev turns it on unless SLIPWAY_GIT_ALLOW_FILE_URLS is set."`
 }
 
 // Default is the configuration with nothing set: the single source of every

@@ -66,6 +66,7 @@ func sample() Config {
 		Telemetry: Telemetry{OTLPEndpoint: "http://collector:4318"},
 		Worker:    Worker{DeployConcurrency: 8},
 		Images:    Images{Pull: false},
+		Git:       Git{AllowFileURLs: true},
 	}
 }
 

@@ -94,6 +94,8 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, deps.sync()),
 		river.AddWorkerSafely(workers, &ImageCleanupWorker{Store: deps.Store, Images: deps.images()}),
 		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &LinksReconcileWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &PreviewDeleteWorker{Pipeline: deps.Pipeline}),
 	)
 }
 

@@ -106,6 +106,12 @@ type Pipeline struct {
 	Images ImageResolver
 	// Builds prepares git sources; nil refuses them.
 	Builds SourceBuilder
+	// Credentials reads private repositories (github_credentials.go); nil
+	// reads anonymously.
+	Credentials RepositoryCredentials
+	// AllowFileURLs lets git sources name file:// repositories (the
+	// operator's [git] allow_file_urls); off, runtime/build refuses them.
+	AllowFileURLs bool
 	// PrepareTimeout bounds each source's checkout and build (default 300 s).
 	PrepareTimeout time.Duration
 	Routes         RoutesHook
@@ -113,6 +119,9 @@ type Pipeline struct {
 	Secrets SecretSource
 	// Metrics counts outcomes; nil records nothing.
 	Metrics *metrics.Registry
+	// PreviewBounds are the daemon's [previews] resource bounds, applied to
+	// previews only (preview_bounds.go); the zero value bounds nothing.
+	PreviewBounds PreviewBounds
 	// Enqueue inserts a job in the transaction of tx; nil uses the River
 	// client working the current job (InsertTx).
 	Enqueue func(ctx context.Context, tx *store.Store, args river.JobArgs) error
@@ -124,6 +133,11 @@ type Pipeline struct {
 	LeaseTTL time.Duration
 	// Owner names this worker in leases; random when empty.
 	Owner string
+	// Links enqueues links_reconcile after each successful deployment and
+	// teardown (links_reconcile.go).
+	Links bool
+	// Telemetry locates receivers' socket directories (telemetry_mount.go).
+	Telemetry TelemetryHost
 }
 
 func (p *Pipeline) defaults() {
@@ -245,7 +259,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 	if err != nil {
 		return err
 	}
-	err = r.advance(runCtx)
+	err = r.advanceTraced(runCtx)
 	if err == nil {
 		return nil
 	}

@@ -93,7 +93,15 @@ func (r *run) fetchManifest(ctx context.Context, saved *manifest.Manifest) (stor
 	if err != nil {
 		return store.DeploymentFetch{}, err
 	}
-	co, err := build.CheckoutRepository(ctx, build.CheckoutRequest{URL: conn.Repository.URL, Branch: branch, Commit: commit})
+	auth, err := r.repositoryAuth(ctx, conn.Repository.URL)
+	if err != nil {
+		return store.DeploymentFetch{}, err
+	}
+	snapshot, err := r.snapshotBundle(ctx, r.d.ID)
+	if err != nil {
+		return store.DeploymentFetch{}, err
+	}
+	co, err := build.CheckoutRepository(ctx, build.CheckoutRequest{URL: conn.Repository.URL, Branch: branch, Commit: commit, Auth: auth, Snapshot: snapshot})
 	if err != nil {
 		return store.DeploymentFetch{}, buildFailure("spec.manifest.repository", err)
 	}
@@ -247,7 +255,9 @@ func (r *run) selfRepository(ctx context.Context, service string) (*manifest.Rep
 // once the deployment prepared: what the repository holds is what the
 // application is, and hand edits are replaced by the next change there.
 func (r *run) adoptFetchedManifest(ctx context.Context) error {
-	if r.d.Origin != store.OriginBuild {
+	// A preview deploys its own branch, which says nothing about what the
+	// application is.
+	if r.d.Origin != store.OriginBuild || r.env.Kind == store.KindPreview {
 		return nil
 	}
 	f, err := r.p.Store.GetDeploymentFetch(ctx, r.d.TeamID, r.d.ID)

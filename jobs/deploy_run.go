@@ -76,7 +76,9 @@ func (r *run) transition(ctx context.Context, to store.DeploymentState, from ...
 	if cur, ok := stageOrder[r.d.State]; ok && cur >= stageOrder[to] {
 		return nil
 	}
-	d, err := r.p.Store.TransitionDeployment(ctx, r.d.TeamID, r.d.ID, from, to)
+	d, err := r.p.transitionTx(ctx, func(tx *store.Store) (store.Deployment, error) {
+		return tx.TransitionDeployment(ctx, r.d.TeamID, r.d.ID, from, to)
+	})
 	if err != nil {
 		return err
 	}
@@ -97,6 +99,7 @@ func (r *run) start(ctx context.Context, step string) error {
 
 func (r *run) finish(ctx context.Context, step, state, message string) error {
 	r.progress.Finish(step, state, message, time.Now().UTC())
+	r.traceStep(ctx, step)
 	return r.save(ctx)
 }
 
@@ -157,6 +160,9 @@ func (r *run) advance(ctx context.Context) error {
 		return err
 	}
 	r.observe("succeeded")
+	if err := r.p.linksChanged(context.WithoutCancel(ctx), r.d.TeamID); err != nil {
+		r.p.Log.WarnContext(ctx, "enqueue links reconcile", "deployment", r.d.ID, "error", err)
+	}
 	return nil
 }
 
@@ -344,6 +350,9 @@ func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Ca
 	if len(errs) > 0 {
 		return store.Capture{}, fail(firstCode(errs), "%s", errs.Error())
 	}
+	// Previews run within the daemon's bounds (preview_bounds.go).
+	warnings := r.boundPreview(rendered)
+	warnings = append(warnings, r.importWarnings(ctx, rendered)...) // links_reconcile.go
 	if r.p.Secrets != nil {
 		pinned, err := r.p.Secrets.Capture(ctx, r.d.TeamID, r.env, rendered)
 		if err != nil {
@@ -359,6 +368,9 @@ func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Ca
 		if err := r.save(ctx); err != nil {
 			return store.Capture{}, err
 		}
+	}
+	if err := r.recordBoundWarnings(ctx, warnings); err != nil {
+		return store.Capture{}, err
 	}
 	vars, _ := json.Marshal(scopeJSON(manifest.Scope(m, rc)))
 	renderedJSON, err := json.Marshal(rendered)
@@ -466,6 +478,7 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 		return nil, fail("source_unsupported", "service %s: this worker cannot build git sources", svc.Name)
 	}
 	repo := svc.Source.Repository
+	var snapshot []byte
 	if repo == nil || repo.Self {
 		// "self" is the manifest repository at the fetched commit (deploy_fetch.go).
 		self, err := r.selfRepository(ctx, svc.Name)
@@ -473,12 +486,20 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 			return nil, err
 		}
 		repo = self
+		if snapshot, err = r.selfSnapshot(ctx); err != nil {
+			return nil, err
+		}
+	}
+	auth, err := r.repositoryAuth(ctx, repo.URL)
+	if err != nil {
+		return nil, err
 	}
 	req := build.SourceRequest{
-		URL: repo.URL, Branch: repo.Branch, Commit: repo.Commit,
-		Owner:   build.Owner{Team: r.d.TeamID, App: r.app.ID, Env: r.env.ID},
-		Timeout: r.p.PrepareTimeout,
-		Output:  out,
+		URL: repo.URL, Branch: repo.Branch, Commit: repo.Commit, Auth: auth,
+		Owner:    build.Owner{Team: r.d.TeamID, App: r.app.ID, Env: r.env.ID},
+		Timeout:  r.p.PrepareTimeout,
+		Output:   out,
+		Snapshot: snapshot,
 	}
 	if b := svc.Source.Build; b != nil {
 		req.Dockerfile, req.Context, req.Args, req.Target = b.Dockerfile, b.Context, b.Args, b.Target
@@ -561,6 +582,11 @@ func (r *run) plan(ctx context.Context) error {
 // ensureObjects creates the networks, volumes, configs and secrets the
 // desired services need.
 func (r *run) ensureObjects(ctx context.Context) error {
+	// A preview's volumes are inventoried before they exist, so deleting
+	// it checks every one is gone (preview_delete.go).
+	if err := r.inventoryPreviewVolumes(ctx); err != nil {
+		return err
+	}
 	for _, ensure := range []func(context.Context, swarm.DesiredState) error{
 		r.p.Driver.EnsureNetworks, r.p.Driver.EnsureVolumes, r.p.Driver.EnsureConfigs, r.p.Driver.EnsureSecrets,
 	} {
@@ -595,6 +621,12 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		Routed:       routedServices(r.rendered),
 
 		RepositoryFiles: files,
+	}
+	if in.Links, err = r.envLinks(ctx); err != nil {
+		return swarm.DesiredState{}, err
+	}
+	if err := r.telemetryMount(ctx, &in); err != nil {
+		return swarm.DesiredState{}, err
 	}
 	if r.p.Routes != nil && len(in.Routed) > 0 {
 		// The gateway can only join the ingress overlay once it exists:
@@ -862,7 +894,9 @@ func (r *run) cleanup(ctx context.Context) error {
 // finishFailed records the failure and applies the environment's rollback
 // policy.
 func (r *run) finishFailed(ctx context.Context, f *Failure) error {
-	d, err := r.p.Store.FailDeployment(ctx, r.d.TeamID, r.d.ID, f.Code, f.Message)
+	d, err := r.p.transitionTx(ctx, func(tx *store.Store) (store.Deployment, error) {
+		return tx.FailDeployment(ctx, r.d.TeamID, r.d.ID, f.Code, f.Message)
+	})
 	if err != nil {
 		if errors.Is(err, store.ErrInvalidTransition) {
 			return nil // cancelled or superseded meanwhile

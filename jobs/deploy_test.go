@@ -94,6 +94,13 @@ func must(t *testing.T, err error) {
 // advances it to the end, as the worker would.
 func (b *pipelineBundle) deploy(t *testing.T, toml string) store.Deployment {
 	t.Helper()
+	return b.deployTo(t, b.pipeline, b.app.ID, b.env.ID, toml)
+}
+
+// deployTo is deploy for any application and environment of the team,
+// through pipeline.
+func (b *pipelineBundle) deployTo(t *testing.T, pipeline *jobs.Pipeline, appID, envID, toml string) store.Deployment {
+	t.Helper()
 	ctx := context.Background()
 	m, err := manifest.Decode([]byte(toml), "toml")
 	must(t, err)
@@ -102,13 +109,20 @@ func (b *pipelineBundle) deploy(t *testing.T, toml string) store.Deployment {
 	}
 	raw, err := json.Marshal(m)
 	must(t, err)
-	rev, err := b.st.CreateManifestRevision(ctx, b.team.ID, b.app.ID, store.RevisionParams{Manifest: raw, Source: toml, Author: "test"})
+	rev, err := b.st.CreateManifestRevision(ctx, b.team.ID, appID, store.RevisionParams{Manifest: raw, Source: toml, Author: "test"})
 	must(t, err)
 	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{
-		EnvironmentID: b.env.ID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test",
+		EnvironmentID: envID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test",
 	})
 	must(t, err)
-	return b.advance(t, d.ID)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := pipeline.Advance(ctx, b.team.ID, d.ID); err != nil {
+		t.Fatalf("advance %s: %v", d.ID, err)
+	}
+	d, err = b.st.GetDeployment(ctx, b.team.ID, d.ID)
+	must(t, err)
+	return d
 }
 
 func (b *pipelineBundle) advance(t *testing.T, id string) store.Deployment {

@@ -128,6 +128,9 @@ func (w *EnvironmentTeardownWorker) Teardown(ctx context.Context, args Environme
 	}); err != nil {
 		return removed, fmt.Errorf("environment teardown: record event: %w", err)
 	}
+	if err := p.linksChanged(ctx, args.TeamID); err != nil {
+		return removed, fmt.Errorf("environment teardown: %w", err)
+	}
 	if p.Log != nil {
 		p.Log.InfoContext(ctx, "environment torn down", "team", args.TeamID, "environment", args.EnvironmentID,
 			"services", len(removed.Services), "retained_volumes", removed.RetainedVolumes)

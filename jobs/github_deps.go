@@ -54,7 +54,7 @@ type GitHubDeps struct {
 	Previews PreviewDeployer
 	Push     BranchPushHook
 	// DeploymentURL links a deployment in the dashboard; nil gives
-	// PublicURL + /apps/<app>/deployments/<deployment>.
+	// PublicURL + /applications/<app>/deployments/<deployment>.
 	DeploymentURL func(teamID, appID, deploymentID string) string
 	// PublicURL is the dashboard's base URL, e.g. https://slipway.example.com.
 	PublicURL string
@@ -86,7 +86,7 @@ func (d GitHubDeps) deploymentURL(teamID, appID, deploymentID string) string {
 	if d.PublicURL == "" {
 		return ""
 	}
-	return d.PublicURL + "/apps/" + appID + "/deployments/" + deploymentID
+	return d.PublicURL + "/applications/" + appID + "/deployments/" + deploymentID
 }
 
 // RegisterGitHub adds the GitHub workers. Call it beside Register in every

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -37,43 +38,79 @@ type GitHubNotifyWorker struct {
 	deps GitHubDeps
 }
 
-// Work notifies every row the args name.
+// Work notifies every row the args name. Without any GitHub App there is
+// nobody to tell: the job ends rather than retrying.
 func (w *GitHubNotifyWorker) Work(ctx context.Context, job *river.Job[GitHubNotifyArgs]) error {
 	if w.deps.GitHub == nil {
 		return river.JobCancel(errors.New("github_not_configured: no GitHub client to notify"))
 	}
+	err := w.work(ctx, job)
+	if errors.Is(err, github.ErrNotConfigured) {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+func (w *GitHubNotifyWorker) work(ctx context.Context, job *river.Job[GitHubNotifyArgs]) error {
 	st := w.deps.Store
 	a := job.Args
 	var prs []store.GitHubPullRequest
 	switch {
 	case a.PullRequestID != "":
-		pr, err := st.GetGitHubPullRequest(ctx, a.TeamID, a.PullRequestID)
-		if errors.Is(err, store.ErrNotFound) {
-			return river.JobCancel(err)
-		}
-		if err != nil {
-			return err
-		}
-		prs = append(prs, pr)
+		prs = append(prs, store.GitHubPullRequest{TeamID: a.TeamID, ID: a.PullRequestID})
 	case a.DeploymentID != "":
 		var err error
 		if prs, err = st.ListGitHubPullRequestsByDeployment(ctx, a.TeamID, a.DeploymentID); err != nil {
 			return err
 		}
 		if len(prs) == 0 {
-			return w.environmentStatus(ctx, a.TeamID, a.DeploymentID)
+			return w.locked(ctx, a.TeamID, "deployment:"+a.DeploymentID, func() error {
+				return w.environmentStatus(ctx, a.TeamID, a.DeploymentID)
+			})
 		}
 	}
 	for _, pr := range prs {
-		if err := w.notify(ctx, pr); err != nil {
+		if err := w.locked(ctx, pr.TeamID, pr.ID, func() error { return w.notify(ctx, pr.TeamID, pr.ID) }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *GitHubNotifyWorker) notify(ctx context.Context, pr store.GitHubPullRequest) error {
+// locked runs fn holding the lock of key, so the jobs of one pull request
+// (or deployment) take turns: each reads the current state under the lock,
+// so the last one to write renders the latest state, and two never create
+// the comment twice. A job that finds the lock taken runs again shortly.
+func (w *GitHubNotifyWorker) locked(ctx context.Context, teamID, key string, fn func() error) error {
+	busy := false
+	err := w.deps.Store.WithTx(ctx, func(tx *store.Store) error {
+		ok, err := tx.TryGitHubNotifyLock(ctx, teamID, key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			busy = true
+			return nil
+		}
+		return fn()
+	})
+	if err == nil && busy {
+		return river.JobSnooze(time.Second)
+	}
+	return err
+}
+
+// notify reads the pull request row afresh (under its lock) and brings its
+// comment and status up to date.
+func (w *GitHubNotifyWorker) notify(ctx context.Context, teamID, pullRequestID string) error {
 	st := w.deps.Store
+	pr, err := st.GetGitHubPullRequest(ctx, teamID, pullRequestID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	app, err := st.GetApplication(ctx, pr.TeamID, pr.ApplicationID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted application: nothing to say
@@ -110,7 +147,7 @@ func (w *GitHubNotifyWorker) commentData(ctx context.Context, pr store.GitHubPul
 		ApplicationID: pr.ApplicationID, ApplicationName: app.Name, Status: pr.Status, CommitSHA: pr.HeadSHA,
 	}
 	if w.deps.PublicURL != "" {
-		data.ApprovalURL = w.deps.PublicURL + "/apps/" + pr.ApplicationID + "/previews"
+		data.ApprovalURL = w.deps.PublicURL + "/github#pull-requests"
 	}
 	if pr.DeploymentID == "" || pr.Status == github.CommentRemoved || pr.Status == github.CommentApprovalRequired {
 		return data, nil
@@ -160,8 +197,10 @@ func githubFailure(d store.Deployment) (step, text string) {
 		lines = append(lines, strings.TrimSpace(d.ErrorCode+": "+d.ErrorMessage))
 	}
 	if p, err := ParseProgress(d.Steps); err == nil {
+		// The failed step, or the one the deployment was in when it failed
+		// (a failure raised before the step recorded its own).
 		for i := len(p.Steps) - 1; i >= 0; i-- {
-			if s := p.Steps[i]; s.State == StepFailed {
+			if s := p.Steps[i]; s.State == StepFailed || (i == len(p.Steps)-1 && s.State == StepRunning) {
 				step = s.Name
 				for _, t := range []string{s.Message, s.Output} {
 					if t != "" && !strings.Contains(d.ErrorMessage, t) {
@@ -210,6 +249,11 @@ func (w *GitHubNotifyWorker) environmentStatus(ctx context.Context, teamID, depl
 	if err != nil {
 		return githubIgnoreMissing(err)
 	}
+	if env.Kind == store.KindPreview {
+		// A preview's status belongs to its pull request's row, which the
+		// preview job links to the deployment and notifies itself.
+		return nil
+	}
 	link, err := st.GetGitHubRepositoryLink(ctx, teamID, d.ApplicationID)
 	if err != nil {
 		return githubIgnoreMissing(err)
@@ -219,12 +263,33 @@ func (w *GitHubNotifyWorker) environmentStatus(ctx context.Context, teamID, depl
 		return githubIgnoreMissing(err)
 	}
 	state, _ := githubStatusOf(githubCommentStatus(d.State))
-	if env.Commit == "" || state == "" {
-		return nil
+	commit, err := githubDeployedCommit(ctx, st, d, env)
+	if err != nil || commit == "" || state == "" {
+		return err
 	}
-	return w.deps.GitHub.CreateStatus(ctx, link.InstallationID, link.FullName, env.Commit, github.Status{
+	return w.deps.GitHub.CreateStatus(ctx, link.InstallationID, link.FullName, commit, github.Status{
 		State: state, Context: github.StatusContext(app.Name) + "/" + env.Name,
 		Description: fmt.Sprintf("%s: deployment %s", env.Name, d.State),
 		TargetURL:   w.deps.deploymentURL(teamID, d.ApplicationID, d.ID),
 	})
+}
+
+// githubDeployedCommit is the commit a deployment deploys: the one it
+// fetched, else the one sync asked for, else the environment's pinned one.
+func githubDeployedCommit(ctx context.Context, st *store.Store, d store.Deployment, env store.Environment) (string, error) {
+	f, err := st.GetDeploymentFetch(ctx, d.TeamID, d.ID)
+	if err == nil && f.Commit != "" {
+		return f.Commit, nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	ref, err := st.GetDeploymentRef(ctx, d.TeamID, d.ID)
+	if err == nil && ref.Commit != "" {
+		return ref.Commit, nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	return env.Commit, nil
 }

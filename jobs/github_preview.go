@@ -66,7 +66,7 @@ func (w *GitHubPreviewWorker) Work(ctx context.Context, job *river.Job[GitHubPre
 // records userID's approval of a pending pull request and inserts the
 // preview job in the same transaction. A pull request that is not pending
 // is store.ErrNotFound.
-func ApproveGitHubPreview(ctx context.Context, st *store.Store, client *Client, teamID, pullRequestID, userID string) error {
+func ApproveGitHubPreview(ctx context.Context, st *store.Store, enqueue func(context.Context, *store.Store, river.JobArgs) error, teamID, pullRequestID, userID string) error {
 	return st.WithTx(ctx, func(tx *store.Store) error {
 		pr, err := tx.ApproveGitHubPullRequest(ctx, teamID, pullRequestID, userID)
 		if err != nil {
@@ -78,7 +78,6 @@ func ApproveGitHubPreview(ctx context.Context, st *store.Store, client *Client, 
 		}); err != nil {
 			return err
 		}
-		_, err = client.InsertTx(ctx, tx.Tx(), GitHubPreviewArgs{TeamID: teamID, PullRequestID: pr.ID, HeadSHA: pr.HeadSHA}, nil)
-		return err
+		return enqueue(ctx, tx, GitHubPreviewArgs{TeamID: teamID, PullRequestID: pr.ID, HeadSHA: pr.HeadSHA})
 	})
 }

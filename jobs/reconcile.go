@@ -78,6 +78,9 @@ func (w *ReconcileWorker) Reconcile(ctx context.Context, teamID, deploymentID st
 	if err != nil {
 		return nil, err
 	}
+	if r.env.DeletingAt != nil {
+		return nil, nil // a preview being deleted is torn down, not repaired
+	}
 	if err := r.loadRendered(); err != nil {
 		return nil, err
 	}

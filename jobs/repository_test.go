@@ -201,6 +201,7 @@ func TestRepository_DeploysBranchesFilesAndSyncsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupPipeline(t, "production")
+	b.pipeline.AllowFileURLs = true // the fixture repository is file://
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
 	// The environment follows the manifest's branch and deploys on push.
 	_, err := b.st.UpdateEnvironment(ctx, b.team.ID, b.env.ID, store.EnvironmentUpdate{Sync: ptr(true)})
@@ -268,7 +269,7 @@ func TestRepository_DeploysBranchesFilesAndSyncsOnce(t *testing.T) {
 	var enqueued []jobs.DeployArgs
 	now := time.Now()
 	worker := &jobs.SyncWorker{
-		Store: b.st, Lister: &build.Lister{},
+		Store: b.st, Lister: &build.Lister{}, AllowFileURLs: true,
 		Now: func() time.Time { return now },
 		Enqueue: func(_ context.Context, _ *store.Store, args river.JobArgs) error {
 			mu.Lock()
@@ -375,6 +376,7 @@ func staticWebBinary(t *testing.T) []byte {
 func TestRepository_SelfBuildDeploysFetchedCommit(t *testing.T) {
 	t.Parallel()
 	b := setupPipeline(t, "production")
+	b.pipeline.AllowFileURLs = true // the fixture repository is file://
 	cli := swarmtest.Client(t)
 	installation := "jobs-test-" + swarmtest.ID()
 	b.pipeline.Builds = &build.Builder{Engine: cli, Installation: installation}

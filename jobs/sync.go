@@ -59,6 +59,24 @@ type SyncWorker struct {
 	Enqueue func(ctx context.Context, tx *store.Store, args river.JobArgs) error
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Credentials reads private repositories; nil lists anonymously.
+	Credentials RepositoryCredentials
+	// AllowFileURLs lets applications read file:// repositories (the
+	// operator's [git] allow_file_urls).
+	AllowFileURLs bool
+}
+
+// repositoryAuth is the application's credentials for url.
+func (w *SyncWorker) repositoryAuth(ctx context.Context, a *syncApp, url string) (build.Auth, error) {
+	auth := build.Auth{}
+	if w.Credentials != nil {
+		var err error
+		if auth, err = w.Credentials.RepositoryAuth(ctx, a.teamID, a.appID, url); err != nil {
+			return build.Auth{}, err
+		}
+	}
+	auth.AllowFileURLs = w.AllowFileURLs
+	return auth, nil
 }
 
 func (w *SyncWorker) now() time.Time {
@@ -127,8 +145,15 @@ func (w *SyncWorker) Poll(ctx context.Context) error {
 		}
 		// A listing younger than the shortest interval among the readers is
 		// reused: one remote listing per repository per interval.
-		heads, listErr := w.Lister.Heads(ctx, url, build.Auth{}, maxAge)
 		for _, a := range group {
+			// Each reader lists with its own credentials (one team's token
+			// never lists for another); the Lister shares listings made
+			// with the same ones.
+			auth, err := w.repositoryAuth(ctx, a, url)
+			if err != nil {
+				return err
+			}
+			heads, listErr := w.Lister.Heads(ctx, url, auth, maxAge)
 			if err := w.syncApp(ctx, a, heads, listErr, now); err != nil {
 				return err
 			}
@@ -221,6 +246,9 @@ func (w *SyncWorker) syncEnvironment(ctx context.Context, a *syncApp, t store.Sy
 			Actor: actor, Verb: VerbBranchSynced, ObjectType: "environment", ObjectID: t.Environment.ID,
 			Details: map[string]any{"branch": branch, "commit": head, "deployment_id": d.ID, "application_id": t.ApplicationID},
 		}); err != nil {
+			return err
+		}
+		if err := NotifyGitHubTx(ctx, tx, w.Enqueue, d); err != nil {
 			return err
 		}
 		return w.Enqueue(ctx, tx, DeployArgs{TeamID: t.TeamID, DeploymentID: d.ID})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -52,6 +53,9 @@ func (e *Error) Is(target error) bool { return target == ErrKeyMissing && e.Code
 type Key struct {
 	id   string
 	aead cipher.AEAD
+	// derive is the root of DeriveKey, itself derived so the raw bytes are
+	// not kept.
+	derive []byte
 }
 
 // ID is the key's id: the first 8 hex digits of SHA-256 of its bytes.
@@ -71,7 +75,18 @@ func NewKey(raw []byte) (*Key, error) {
 		return nil, fmt.Errorf("new key: %w", err)
 	}
 	sum := sha256.Sum256(raw)
-	return &Key{id: hex.EncodeToString(sum[:4]), aead: aead}, nil
+	m := hmac.New(sha256.New, raw)
+	m.Write([]byte("slipway/keyring/derive/v1"))
+	return &Key{id: hex.EncodeToString(sum[:4]), aead: aead, derive: m.Sum(nil)}, nil
+}
+
+// DeriveKey returns a 32-byte key for purpose (such as signing GitHub
+// install states), derived from the current key: stable while the current
+// key is, and unrelated to the keys of other purposes.
+func (kr *Keyring) DeriveKey(purpose string) []byte {
+	m := hmac.New(sha256.New, kr.current.derive)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
 }
 
 // Keyring is a current key, which seals, and older keys, which only open.

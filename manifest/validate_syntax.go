@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"regexp"
@@ -129,13 +130,26 @@ func checkRepoPath(p string, allowRoot bool) string {
 	if c == "." && !allowRoot {
 		return quoteValue(p) + " must name a file"
 	}
+	if len(p) > maxRepoPathBytes {
+		return fmt.Sprintf("is %d bytes long; repository paths are at most %d", len(p), maxRepoPathBytes)
+	}
 	for _, part := range strings.Split(c, "/") {
 		if part == ".git" {
 			return quoteValue(p) + " cannot point into .git"
 		}
+		if len(part) > maxRepoPathElement {
+			return fmt.Sprintf("has a %d-byte element; file names are at most %d bytes", len(part), maxRepoPathElement)
+		}
 	}
 	return ""
 }
+
+// The file system's limits (NAME_MAX, PATH_MAX): a longer repository path
+// cannot name a file in any checkout.
+const (
+	maxRepoPathElement = 255
+	maxRepoPathBytes   = 4096
+)
 
 // checkGitURL accepts file, git, http(s) and ssh URLs and scp-like
 // user@host:path addresses. Remote helpers such as ext:: are rejected, and so

@@ -157,7 +157,10 @@ func (a assessment) problems(env store.Environment) []Problem {
 	add(a.missing, refuse(CodeMissing, "", a.missing,
 		"no stored value for %s, mounted by %s %q: set them with `slipway app secret set`", quoteList(a.missing), kindWord(env), env.Name))
 	how := "add the environment to their access lists"
-	if env.Kind == store.KindPreview {
+	switch {
+	case env.Kind == store.KindPreview && env.Untrusted:
+		how = "previews of pull requests from forks never mount stored secrets"
+	case env.Kind == store.KindPreview:
 		how = "allow previews in their access lists"
 	}
 	add(a.denied, refuse(CodeAccessDenied, "", a.denied,

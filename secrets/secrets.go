@@ -215,11 +215,12 @@ func (s *Service) SetAccess(ctx context.Context, teamID, applicationID, name str
 }
 
 // Allows tells whether sec's access list lets env mount it: previews only
-// with the previews flag ("every environment" never includes previews),
-// environments when every environment is granted or theirs is listed.
+// with the previews flag ("every environment" never includes previews) and
+// never untrusted ones (pull requests from forks), environments when every
+// environment is granted or theirs is listed.
 func Allows(sec store.Secret, env store.Environment) bool {
 	if env.Kind == store.KindPreview {
-		return sec.Previews
+		return sec.Previews && !env.Untrusted
 	}
 	if sec.AllEnvironments {
 		return true

@@ -216,6 +216,9 @@ func TestService_CaptureRefusals(t *testing.T) {
 	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "api-key", store.SecretAccess{EnvironmentIDs: []string{b.preview.ID}})
 	wantCode(t, err, secrets.CodeEnvironmentUnknown)
 
+	// A preview of a fork's pull request never mounts a stored secret.
+	untrusted := b.preview
+	untrusted.Untrusted = true
 	tests := []struct {
 		name   string
 		env    store.Environment
@@ -231,6 +234,7 @@ func TestService_CaptureRefusals(t *testing.T) {
 		{"every environment excludes previews", b.preview, []string{"api-key", "preview-ok"}, nil, secrets.CodeAccessDenied, []string{"api-key"}},
 		{"listed excludes previews", b.preview, []string{"staging-only"}, nil, secrets.CodeAccessDenied, []string{"staging-only"}},
 		{"previews flag", b.preview, []string{"preview-ok"}, nil, "", nil},
+		{"untrusted preview despite the flag", untrusted, []string{"preview-ok"}, nil, secrets.CodeAccessDenied, []string{"preview-ok"}},
 		{"declared and stored", b.prod, []string{"api-key"}, []string{"api-key=random:16"}, secrets.CodeNameConflict, []string{"api-key"}},
 	}
 	for _, tt := range tests {

@@ -86,14 +86,18 @@ func TestStore_Invitation(t *testing.T) {
 	must(t, err)
 	now := time.Now()
 
-	invite := func(t *testing.T, expires time.Time) []byte {
+	inviteEmail := func(t *testing.T, email string, expires time.Time) []byte {
 		t.Helper()
 		_, hash := secret(t)
 		_, err := b.st.CreateInvitation(b.ctx, b.a.team.ID, store.InvitationParams{
-			Email: "new@example.com", Role: store.RoleDeveloper, TokenHash: hash, InvitedBy: b.a.owner.ID, ExpiresAt: expires,
+			Email: email, Role: store.RoleDeveloper, TokenHash: hash, InvitedBy: b.a.owner.ID, ExpiresAt: expires,
 		})
 		must(t, err)
 		return hash
+	}
+	invite := func(t *testing.T, expires time.Time) []byte {
+		t.Helper()
+		return inviteEmail(t, "new@example.com", expires)
 	}
 
 	t.Run("accept once", func(t *testing.T) {
@@ -136,8 +140,32 @@ func TestStore_Invitation(t *testing.T) {
 		})
 	}
 
-	t.Run("already a member", func(t *testing.T) {
+	t.Run("bound to the invited address", func(t *testing.T) {
 		hash := invite(t, now.Add(hour))
+		// Another account holding the link cannot use it, and the attempt
+		// neither consumes it nor adds a membership.
+		_, err := b.st.AcceptInvitation(b.ctx, hash, b.b.owner.ID, now)
+		wantErr(t, err, store.ErrInvitationEmailMismatch)
+		_, err = b.st.GetMember(b.ctx, b.a.team.ID, b.b.owner.ID)
+		wantErr(t, err, store.ErrNotFound)
+		inv, err := b.st.GetInvitationByToken(b.ctx, hash)
+		must(t, err)
+		if inv.AcceptedAt != nil {
+			t.Fatal("a refused acceptance consumed the invitation")
+		}
+		must(t, b.st.DeleteInvitation(b.ctx, b.a.team.ID, inv.ID))
+	})
+
+	t.Run("address compared ignoring case", func(t *testing.T) {
+		other, err := b.st.CreateUser(b.ctx, "Mixed.Case@Example.com", "", "hash")
+		must(t, err)
+		hash := inviteEmail(t, "mixed.case@EXAMPLE.COM", now.Add(hour))
+		_, err = b.st.AcceptInvitation(b.ctx, hash, other.ID, now)
+		must(t, err)
+	})
+
+	t.Run("already a member", func(t *testing.T) {
+		hash := inviteEmail(t, b.a.owner.Email, now.Add(hour))
 		_, err := b.st.AcceptInvitation(b.ctx, hash, b.a.owner.ID, now)
 		wantConflict(t, err, "user_id", "already_member")
 		// The invitation was not consumed by the failed attempt.

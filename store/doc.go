@@ -90,4 +90,11 @@
 //	routes:       SetEnvironmentRoutes(ctx, teamID, envID, routes) (the env's whole set; bumps the version);
 //	              DeleteEnvironmentRoutes(ctx, teamID, envID); ListEnvironmentRoutes(ctx, teamID, envID);
 //	              RouteTable(ctx) and RouteTableVersion(ctx) (span teams: serve's gateway feed)
+//	certificates: ReportRouteCertificates(ctx, certs) (spans teams: the gateway's report via serve);
+//	              ListEnvironmentCertificates(ctx, teamID, envID)
+//	previews:     GetPreview(ctx, teamID, appID, branch, slot); GetPreviewBySlug(ctx, teamID, appID, slug);
+//	              ListPreviews(ctx, teamID, appID); LockPreviewCounts(ctx, teamID, appID) (in WithTx; the
+//	              total spans teams for [previews] max_total); MarkPreviewDeleting(ctx, teamID, envID, at);
+//	              RecordPreviewVolumes / ListPreviewVolumes(ctx, teamID, envID) (the volume inventory);
+//	              LatestDeployment(ctx, teamID, envID)
 package store

@@ -33,8 +33,12 @@ type Environment struct {
 	Rollback      string          // "", "automatic" or "manual"; "" is the default policy
 	PromoteFrom   string          // environment id, "" when not promoted
 	Sync          bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Untrusted previews (from forks) never mount stored secrets.
+	Untrusted bool
+	// DeletingAt is set on a preview whose deletion is under way.
+	DeletingAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // EnvironmentParams are the fields of a new environment.
@@ -51,6 +55,7 @@ type EnvironmentParams struct {
 	Rollback      string
 	PromoteFrom   string
 	Sync          bool
+	Untrusted     bool
 }
 
 // EnvironmentUpdate changes an environment's configuration; nil fields are
@@ -67,12 +72,12 @@ type EnvironmentUpdate struct {
 }
 
 const environmentColumns = `id, team_id, application_id, kind, name, branch, commit, slot, slug, variables,
-	visibility, rollback, coalesce(promote_from, ''), sync, created_at, updated_at`
+	visibility, rollback, coalesce(promote_from, ''), sync, untrusted, deleting_at, created_at, updated_at`
 
 func scanEnvironment(row pgx.Row) (Environment, error) {
 	var e Environment
 	err := row.Scan(&e.ID, &e.TeamID, &e.ApplicationID, &e.Kind, &e.Name, &e.Branch, &e.Commit, &e.Slot, &e.Slug,
-		&e.Variables, &e.Visibility, &e.Rollback, &e.PromoteFrom, &e.Sync, &e.CreatedAt, &e.UpdatedAt)
+		&e.Variables, &e.Visibility, &e.Rollback, &e.PromoteFrom, &e.Sync, &e.Untrusted, &e.DeletingAt, &e.CreatedAt, &e.UpdatedAt)
 	return e, err
 }
 
@@ -89,13 +94,13 @@ func (s *Store) CreateEnvironment(ctx context.Context, teamID string, p Environm
 	// foreign application inserts nothing, which is ErrNotFound.
 	e, err := scanEnvironment(s.db.QueryRow(ctx, `
 		INSERT INTO environments (id, team_id, application_id, kind, name, branch, commit, slot, slug,
-			variables, visibility, rollback, promote_from, sync)
-		SELECT $3, a.team_id, a.id, $4, $5, $6, $7, $8, $9, $10, $11, $12, nullif($13, ''), $14
+			variables, visibility, rollback, promote_from, sync, untrusted)
+		SELECT $3, a.team_id, a.id, $4, $5, $6, $7, $8, $9, $10, $11, $12, nullif($13, ''), $14, $15
 		FROM applications a
 		WHERE a.team_id = $1 AND a.id = $2 AND a.deleted_at IS NULL
 		RETURNING `+environmentColumns,
 		teamID, p.ApplicationID, newID("env"), p.Kind, p.Name, p.Branch, p.Commit, p.Slot, p.Slug,
-		vars, p.Visibility, p.Rollback, p.PromoteFrom, p.Sync))
+		vars, p.Visibility, p.Rollback, p.PromoteFrom, p.Sync, p.Untrusted))
 	return e, wrap("create environment", err)
 }
 

@@ -28,6 +28,9 @@ type Invitation struct {
 var (
 	ErrInvitationExpired = errors.New("invitation_expired: the invitation has expired")
 	ErrInvitationUsed    = errors.New("invitation_used: the invitation was already accepted")
+	// ErrInvitationEmailMismatch: the accepting account's e-mail address
+	// is not the invited one (compared ignoring case).
+	ErrInvitationEmailMismatch = errors.New("invitation_email_mismatch: the invitation was sent to another e-mail address")
 )
 
 // InvitationParams are the fields of a new invitation.
@@ -96,10 +99,12 @@ func (s *Store) GetInvitationByToken(ctx context.Context, tokenHash []byte) (Inv
 }
 
 // AcceptInvitation marks the invitation accepted by userID and makes the
-// user a member with the invitation's role, atomically. It fails with
-// ErrNotFound, ErrInvitationExpired or ErrInvitationUsed, and with a
-// *ConflictError (already_member) when the user is already in the team;
-// in every failure nothing changes.
+// user a member with the invitation's role, atomically. The invitation is
+// bound to its e-mail address: only the account with that address (in any
+// case) can accept it. It fails with ErrNotFound, ErrInvitationExpired,
+// ErrInvitationUsed or ErrInvitationEmailMismatch, and with a
+// *ConflictError (already_member) when the user is already in the team; in
+// every failure nothing changes.
 func (s *Store) AcceptInvitation(ctx context.Context, tokenHash []byte, userID string, now time.Time) (Invitation, error) {
 	const op = "accept invitation"
 	var inv Invitation
@@ -117,6 +122,14 @@ func (s *Store) AcceptInvitation(ctx context.Context, tokenHash []byte, userID s
 			return fmt.Errorf("%s: %w", op, ErrInvitationUsed)
 		case !now.Before(inv.ExpiresAt):
 			return fmt.Errorf("%s: %w", op, ErrInvitationExpired)
+		}
+		var matches bool
+		if err := tx.db.QueryRow(ctx, `
+			SELECT lower(email) = lower($2) FROM users WHERE id = $1`, userID, inv.Email).Scan(&matches); err != nil {
+			return wrap(op, err)
+		}
+		if !matches {
+			return fmt.Errorf("%s: %w", op, ErrInvitationEmailMismatch)
 		}
 		inv, err = scanInvitation(tx.db.QueryRow(ctx, `
 			UPDATE invitations SET accepted_at = $3, accepted_by = $4

@@ -32,20 +32,28 @@ type Config struct {
 	// Secrets is the keyring-backed secret store; nil answers the secret
 	// routes with secrets_unavailable.
 	Secrets *secrets.Service
+	// Previews is the preview machinery; nil answers the preview routes
+	// with previews_unavailable.
+	Previews *service.Previews
+	// AllowFileURLs accepts manifests naming file:// repositories ([git]
+	// allow_file_urls).
+	AllowFileURLs bool
 }
 
 type handler struct {
-	store   *store.Store
-	log     *slog.Logger
-	now     func() time.Time
-	jobs    JobInserter
-	runtime RuntimeReader
-	secrets *secrets.Service
+	store    *store.Store
+	log      *slog.Logger
+	now      func() time.Time
+	jobs     JobInserter
+	runtime  RuntimeReader
+	secrets  *secrets.Service
+	previews *service.Previews
+	fileURLs bool
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets}
+	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs}
 	// The API description is public, so it is mounted before authentication.
 	r.Get("/openapi.json", openAPIShow)
 	r.Use(h.authenticate)
@@ -68,6 +76,8 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerPromotion(r)
 	h.registerEnvironmentBranch(r)
 	h.registerRepository(r)
+	h.registerPreviews(r)
+	h.registerGitHub(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

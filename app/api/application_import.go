@@ -111,7 +111,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	if !apply {
 		return c.JSON(res)
 	}
-	saved, err := service.ApplyManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, out, service.ApplyOptions{Format: format})
+	saved, err := service.ApplyManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, out, service.ApplyOptions{Format: format, AllowFileURLs: h.fileURLs})
 	var me *service.ManifestError
 	if errors.As(err, &me) {
 		// The importer validated the manifest already; a failure here is a

@@ -33,6 +33,8 @@ import (
 type fakeJobs struct {
 	mu   sync.Mutex
 	args []jobs.DeployArgs
+	// kinds lists the other jobs' kinds.
+	kinds []string
 }
 
 func (f *fakeJobs) InsertTx(_ context.Context, tx pgx.Tx, args river.JobArgs, _ *river.InsertOpts) (*rivertype.JobInsertResult, error) {
@@ -41,7 +43,11 @@ func (f *fakeJobs) InsertTx(_ context.Context, tx pgx.Tx, args river.JobArgs, _ 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.args = append(f.args, args.(jobs.DeployArgs))
+	if d, ok := args.(jobs.DeployArgs); ok {
+		f.args = append(f.args, d)
+	} else {
+		f.kinds = append(f.kinds, args.Kind())
+	}
 	return &rivertype.JobInsertResult{Job: &rivertype.JobRow{}}, nil
 }
 

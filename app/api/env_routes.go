@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // EnvironmentRoute is a route an environment serves now (what its last
@@ -15,14 +16,50 @@ type EnvironmentRoute struct {
 	Hostname   string `json:"hostname"`
 	Wildcard   bool   `json:"wildcard"`
 	Visibility string `json:"visibility"`
-	// URL is where the route answers; empty for a wildcard. Private routes
-	// answer only on the gateway's private listener.
+	// URL is where the route answers: https once it has a certificate
+	// browsers trust (the gateway then redirects http to it); empty for a
+	// wildcard. Private routes answer only on the gateway's private listener.
 	URL          string         `json:"url,omitempty"`
 	Service      string         `json:"service,omitempty"`
 	Port         int            `json:"port,omitempty"`
 	Redirect     *RouteRedirect `json:"redirect,omitempty"`
+	Certificate  RouteTLS       `json:"certificate"`
 	DeploymentID string         `json:"deployment_id"`
 	UpdatedAt    time.Time      `json:"updated_at"`
+}
+
+// RouteTLS is a route's HTTPS certificate as the gateway last reported it.
+type RouteTLS struct {
+	// State is unknown (the gateway has not reported it yet), none
+	// (plain HTTP only: private routes, or no certificate source), pending
+	// (ACME is obtaining one), issued (by ACME, see ExpiresAt), failed (ACME
+	// keeps retrying, see LastError), operator (the operator's own
+	// certificate, how wildcards get HTTPS) or internal (the dev CA).
+	State     string     `json:"state"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	// LastError is the last ACME failure (also set when an issued
+	// certificate's renewal fails).
+	LastError string `json:"last_error,omitempty"`
+	// UpdatedAt is when the state last changed.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// certificateUnknown is the state of a route the gateway has not reported.
+const certificateUnknown = "unknown"
+
+// routeTLS converts a stored certificate state; ok is false when none was
+// reported for the hostname.
+func routeTLS(c store.RouteCertificate, ok bool) RouteTLS {
+	if !ok {
+		return RouteTLS{State: certificateUnknown}
+	}
+	return RouteTLS{State: c.State, ExpiresAt: c.ExpiresAt, LastError: c.LastError, UpdatedAt: &c.UpdatedAt}
+}
+
+// trusted says whether browsers trust the route's certificate, which is
+// when the gateway serves it over https and redirects http there.
+func (t RouteTLS) trusted() bool {
+	return t.State == "issued" || t.State == "operator"
 }
 
 // RouteRedirect is a route the gateway answers with a redirect.
@@ -40,6 +77,7 @@ type EnvironmentRouteList struct {
 // registerRoutes mounts the environment routes endpoint.
 func (h *handler) registerRoutes(r fiber.Router) {
 	r.Get("/applications/:app/environments/:env/routes", h.requireScope(auth.AppsRead), h.environmentRoutes)
+	r.Get("/applications/:app/environments/:env/links", h.requireScope(auth.AppsRead), h.environmentLinks)
 }
 
 func (h *handler) environmentRoutes(c *fiber.Ctx) error {
@@ -56,16 +94,25 @@ func (h *handler) environmentRoutes(c *fiber.Ctx) error {
 	if err != nil {
 		return h.fail(c, err)
 	}
+	certs, err := h.store.ListEnvironmentCertificates(ctx, team, env.ID)
+	if err != nil {
+		return h.fail(c, err)
+	}
 	out := EnvironmentRouteList{Routes: make([]EnvironmentRoute, 0, len(routes))}
 	for _, r := range routes {
+		cert, reported := certs[r.Hostname]
 		er := EnvironmentRoute{
 			Hostname: r.Hostname, Wildcard: r.Wildcard, Visibility: r.Visibility,
+			Certificate:  routeTLS(cert, reported),
 			DeploymentID: r.DeploymentID, UpdatedAt: r.UpdatedAt,
 		}
 		if !r.Wildcard {
-			// https once certificates are tracked here; the gateway
-			// redirects http to https for routes that have one.
-			er.URL = (&url.URL{Scheme: "http", Host: r.Hostname, Path: "/"}).String()
+			scheme := "http"
+			if er.Certificate.trusted() {
+				// The gateway redirects http to https for these.
+				scheme = "https"
+			}
+			er.URL = (&url.URL{Scheme: scheme, Host: r.Hostname, Path: "/"}).String()
 		}
 		if r.RedirectTo != "" {
 			status := r.RedirectStatus

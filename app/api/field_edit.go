@@ -22,6 +22,21 @@ func (h *handler) registerFieldEdits(r fiber.Router) {
 	r.Delete("/applications/:app/variables/:variable", write, h.variableUnset)
 	r.Patch("/applications/:app/services/:service", write, h.serviceUpdate)
 	r.Post("/applications/:app/services/:service/rename", write, h.serviceRename)
+	r.Put("/applications/:app/services/:service/files", write, h.fileSet)
+	r.Delete("/applications/:app/services/:service/files", write, h.fileRemove)
+	r.Put("/applications/:app/routes/:route", write, h.routeSet)
+	r.Delete("/applications/:app/routes/:route", write, h.routeRemove)
+	r.Put("/applications/:app/jobs/:job", write, h.jobSet)
+	r.Delete("/applications/:app/jobs/:job", write, h.jobRemove)
+	r.Put("/applications/:app/exports/:service", write, h.exportSet)
+	r.Delete("/applications/:app/exports/:service", write, h.exportRemove)
+	r.Put("/applications/:app/imports/:application/:service", write, h.importSet)
+	r.Delete("/applications/:app/imports/:application/:service", write, h.importRemove)
+	r.Put("/applications/:app/environments/:env/visibility", write, h.environmentVisibility)
+	r.Put("/applications/:app/environments/:env/rollback", write, h.environmentRollback)
+	r.Post("/applications/:app/rename", write, h.applicationRename)
+	// Not a manifest edit, but registered with the environment settings.
+	h.registerEnvironmentTelemetry(r)
 }
 
 // FieldEditResponse answers every field edit.
@@ -102,7 +117,8 @@ func (h *handler) failEdit(c *fiber.Ctx, err error) error {
 		switch ie.Code {
 		case "generation_conflict":
 			return WriteError(c, http.StatusConflict, ie.Code, ie.Message, map[string]any{"field": "If-Match"})
-		case "service_unknown", "variable_unknown", "environment_unknown":
+		case "service_unknown", "variable_unknown", "environment_unknown",
+			"route_unknown", "job_unknown", "file_unknown", "export_unknown", "import_unknown":
 			return WriteError(c, http.StatusNotFound, ie.Code, ie.Message, map[string]any{"field": ie.Field})
 		}
 	}

@@ -40,7 +40,7 @@ func (h *handler) manifestApply(c *fiber.Ctx) error {
 			fmt.Sprintf("the manifest is %d bytes; the limit is %d (256 KiB)", len(body), ManifestBodyLimit),
 			map[string]any{"limit": ManifestBodyLimit, "size": len(body)})
 	}
-	opts := service.ApplyOptions{Format: "toml", Deploy: c.QueryBool("deploy")}
+	opts := service.ApplyOptions{Format: "toml", Deploy: c.QueryBool("deploy"), AllowFileURLs: h.fileURLs}
 	if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEApplicationJSON) {
 		opts.Format = "json"
 		// The spec: a JSON body that does not decode (bad syntax, unknown

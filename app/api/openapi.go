@@ -212,8 +212,31 @@ func wireMapper(t reflect.Type) *jsonschema.Schema {
 	case rawJSONType:
 		return &jsonschema.Schema{Description: "Any JSON value."}
 	}
+	// A manifest table used as a request body on its own (a route, a
+	// job) is the manifest schema's own definition of it.
+	if t.PkgPath() == manifestType.PkgPath() && manifestTables()[t.Name()] {
+		return &jsonschema.Schema{Ref: schemaRef + "Manifest" + t.Name()}
+	}
 	return nil
 }
+
+// manifestTables names the definitions of the manifest's JSON Schema.
+var manifestTables = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	raw, err := manifest.Schema()
+	if err != nil {
+		return out
+	}
+	var s struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	if json.Unmarshal(raw, &s) == nil {
+		for name := range s.Definitions {
+			out[name] = true
+		}
+	}
+	return out
+})
 
 // wireName keeps the API's own type names and prefixes others with their
 // package, so a manifest.Route and an api.Route cannot collide.

@@ -9,18 +9,10 @@ import (
 // secretAccess replaces a secret's access list. Running deployments keep
 // the versions they pinned: narrowing access affects only later captures.
 func (h *handler) secretAccess(c *fiber.Ctx) error {
-	// The application first: another team's is 404 whatever else.
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
-	svc, err := h.secretService(c)
-	if svc == nil {
-		return err
-	}
 	var req SecretAccessRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
+	a, svc, done, err := h.secretRequest(c, &req)
+	if done {
+		return err
 	}
 	access := store.SecretAccess{AllEnvironments: len(req.Environments) == 0}
 	if req.AllEnvironments != nil {
@@ -42,8 +34,5 @@ func (h *handler) secretAccess(c *fiber.Ctx) error {
 		access.Previews = cur.Previews
 	}
 	sec, err := svc.SetAccess(c.UserContext(), a.TeamID, a.ID, trimmedName(c), access)
-	if err != nil {
-		return h.secretFail(c, err)
-	}
-	return h.respondSecret(c, a, sec)
+	return h.respondSecret(c, a, sec, err)
 }

@@ -7,13 +7,8 @@ import (
 )
 
 func (h *handler) secretDelete(c *fiber.Ctx) error {
-	// The application first: another team's is 404 whatever else.
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
-	svc, err := h.secretService(c)
-	if svc == nil {
+	a, svc, done, err := h.secretRequest(c, nil)
+	if done {
 		return err
 	}
 	if err := svc.Delete(c.UserContext(), a.TeamID, a.ID, trimmedName(c)); err != nil {

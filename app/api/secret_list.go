@@ -3,13 +3,8 @@ package api
 import "github.com/gofiber/fiber/v2"
 
 func (h *handler) secretList(c *fiber.Ctx) error {
-	// The application first: another team's is 404 whatever else.
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
-	svc, err := h.secretService(c)
-	if svc == nil {
+	a, svc, done, err := h.secretRequest(c, nil)
+	if done {
 		return err
 	}
 	list, err := svc.List(c.UserContext(), a.TeamID, a.ID)

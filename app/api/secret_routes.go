@@ -78,6 +78,25 @@ func (h *handler) registerSecrets(r fiber.Router) {
 	r.Post("/applications/:app/environments/:env/generated-secrets/:name/regenerate", write, h.generatedSecretRegenerate)
 }
 
+// secretRequest is how every secret route starts: the application first
+// (another team's is 404 whatever else), then the secret service, then the
+// body decoded into body unless it is nil. done says a refusal has been
+// written; the handler then returns err.
+func (h *handler) secretRequest(c *fiber.Ctx, body any) (a store.Application, svc *secrets.Service, done bool, err error) {
+	if a, err = h.application(c); err != nil {
+		return a, nil, true, h.fail(c, err)
+	}
+	if svc, err = h.secretService(c); svc == nil {
+		return a, nil, true, err
+	}
+	if body != nil {
+		if bad := decode(c.Body(), body); bad != nil {
+			return a, nil, true, bad.write(c)
+		}
+	}
+	return a, svc, false, nil
+}
+
 // secretService answers secrets_unavailable when the server runs without
 // a keyring.
 func (h *handler) secretService(c *fiber.Ctx) (*secrets.Service, error) {
@@ -152,8 +171,12 @@ func secretActor(c *fiber.Ctx) string {
 	return "token:" + callerOf(c).token.ID
 }
 
-// respondSecret writes one secret's metadata.
-func (h *handler) respondSecret(c *fiber.Ctx, a store.Application, s store.Secret) error {
+// respondSecret writes one secret's metadata, or the refusal opErr of the
+// operation that produced it.
+func (h *handler) respondSecret(c *fiber.Ctx, a store.Application, s store.Secret, opErr error) error {
+	if opErr != nil {
+		return h.secretFail(c, opErr)
+	}
 	names, err := h.environmentNames(c.UserContext(), a.TeamID, a.ID)
 	if err != nil {
 		return h.fail(c, err)

@@ -11,18 +11,10 @@ import (
 // secretSet stores a new version of a secret and, when the body says so,
 // its access list, in one transaction.
 func (h *handler) secretSet(c *fiber.Ctx) error {
-	// The application first: another team's is 404 whatever else.
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
-	svc, err := h.secretService(c)
-	if svc == nil {
-		return err
-	}
 	var req SecretSetRequest
-	if bad := decode(c.Body(), &req); bad != nil {
-		return bad.write(c)
+	a, svc, done, err := h.secretRequest(c, &req)
+	if done {
+		return err
 	}
 	if req.Value == nil {
 		return WriteError(c, http.StatusUnprocessableEntity, "field_required", "value is required: the secret's new value",
@@ -60,8 +52,5 @@ func (h *handler) secretSet(c *fiber.Ctx) error {
 		}
 		return err
 	})
-	if err != nil {
-		return h.secretFail(c, err)
-	}
-	return h.respondSecret(c, a, sec)
+	return h.respondSecret(c, a, sec, err)
 }

@@ -20,10 +20,13 @@ const (
 	LogsRead      Scope = "logs:read"
 	MembersManage Scope = "members:manage"
 	TokensManage  Scope = "tokens:manage"
+	// TelemetryGrant lets an environment's telemetry receiver get the
+	// daemon's socket, and so every application's telemetry.
+	TelemetryGrant Scope = "telemetry:grant"
 )
 
 // AllScopes lists every scope in display order.
-var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage}
+var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage, TelemetryGrant}
 
 // Role is a member's role in a team.
 type Role string

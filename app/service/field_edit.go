@@ -20,6 +20,12 @@ import (
 // save, it fails with generation_conflict. An edit that changes nothing
 // saves nothing and reports Unchanged. edit's own error is returned as is.
 func EditManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID string, expectedRevision *int64, edit func(*manifest.Manifest) error, deploy bool) (ApplyResult, error) {
+	return editManifest(ctx, st, a, enqueue, appID, expectedRevision, edit, deploy, false)
+}
+
+// editManifest is EditManifest; renaming lets the edit change
+// metadata.name, which only RenameApplication does.
+func editManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID string, expectedRevision *int64, edit func(*manifest.Manifest) error, deploy, renaming bool) (ApplyResult, error) {
 	var res ApplyResult
 	err := st.WithTx(ctx, func(tx *store.Store) error {
 		app, err := tx.GetApplication(ctx, a.TeamID, appID)
@@ -48,7 +54,7 @@ func EditManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue
 		if err := edit(m); err != nil {
 			return err
 		}
-		if m.Metadata.Name != previous.Metadata.Name {
+		if m.Metadata.Name != previous.Metadata.Name && !renaming {
 			return &InputError{Field: "metadata.name", Code: "application_rename_unsupported",
 				Message: "a field edit cannot rename the application"}
 		}
@@ -107,42 +113,30 @@ type VariableEdit struct {
 // EditVariable returns the edit for EditManifest after checking that the
 // environment, when named, exists (environment_unknown otherwise).
 func EditVariable(ctx context.Context, st *store.Store, a Actor, appID string, v VariableEdit) (func(*manifest.Manifest) error, error) {
-	if v.Environment != "" {
-		if _, err := st.GetEnvironmentByName(ctx, a.TeamID, appID, v.Environment); errors.Is(err, store.ErrNotFound) {
-			return nil, &InputError{Field: "env", Code: "environment_unknown", Message: fmt.Sprintf("the application has no environment %q", v.Environment)}
-		} else if err != nil {
-			return nil, err
-		}
+	if v.Environment == "" {
+		return func(m *manifest.Manifest) error { return editVariables(&m.Spec.Variables, v) }, nil
 	}
-	return func(m *manifest.Manifest) error {
-		vars := &m.Spec.Variables
-		var block manifest.EnvironmentBlock
-		if v.Environment != "" {
-			if m.Spec.Environments == nil {
-				m.Spec.Environments = map[string]manifest.EnvironmentBlock{}
-			}
-			block = m.Spec.Environments[v.Environment]
-			vars = &block.Variables
+	return editEnvironmentBlock(ctx, st, a, appID, v.Environment, func(b *manifest.EnvironmentBlock) error {
+		return editVariables(&b.Variables, v)
+	})
+}
+
+func editVariables(vars *map[string]manifest.Value, v VariableEdit) error {
+	if v.Value == nil {
+		if _, ok := (*vars)[v.Name]; !ok {
+			return &InputError{Field: "name", Code: "variable_unknown", Message: fmt.Sprintf("variable %q is not set there", v.Name)}
 		}
-		if v.Value == nil {
-			if _, ok := (*vars)[v.Name]; !ok {
-				return &InputError{Field: "name", Code: "variable_unknown", Message: fmt.Sprintf("variable %q is not set there", v.Name)}
-			}
-			delete(*vars, v.Name)
-			if len(*vars) == 0 {
-				*vars = nil
-			}
-		} else {
-			if *vars == nil {
-				*vars = map[string]manifest.Value{}
-			}
-			(*vars)[v.Name] = *v.Value
-		}
-		if v.Environment != "" {
-			m.Spec.Environments[v.Environment] = block
+		delete(*vars, v.Name)
+		if len(*vars) == 0 {
+			*vars = nil
 		}
 		return nil
-	}, nil
+	}
+	if *vars == nil {
+		*vars = map[string]manifest.Value{}
+	}
+	(*vars)[v.Name] = *v.Value
+	return nil
 }
 
 // ServiceEdit changes settings of one service; nil fields stay as they

@@ -39,6 +39,9 @@ type ApplyOptions struct {
 	// Deploy requests a deployment of every declared environment that
 	// builds (promoted ones wait for a promotion).
 	Deploy bool
+	// AllowFileURLs accepts file:// repository URLs: the operator's
+	// [git] allow_file_urls. Off, they are file_url_disabled errors.
+	AllowFileURLs bool
 }
 
 // ApplyResult is what an apply saved.
@@ -91,6 +94,12 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 	m, warnings, err := DecodeManifest(data, opts.Format)
 	if err != nil {
 		return ApplyResult{}, err
+	}
+	if errs := manifest.FileURLErrors(m); len(errs) > 0 && !opts.AllowFileURLs {
+		if opts.Format == "" || opts.Format == "toml" {
+			errs = errs.WithPositions(manifest.Positions(data))
+		}
+		return ApplyResult{}, &ManifestError{Errors: errs}
 	}
 	normalized, err := json.Marshal(m)
 	if err != nil {

@@ -32,7 +32,9 @@ func setupApply(t *testing.T) *applyBundle {
 }
 
 func (b *applyBundle) enqueue(_ context.Context, _ *store.Store, args river.JobArgs) error {
-	b.queued = append(b.queued, args.(jobs.DeployArgs))
+	if d, ok := args.(jobs.DeployArgs); ok {
+		b.queued = append(b.queued, d)
+	}
 	return nil
 }
 

@@ -85,6 +85,8 @@ type PromotionPlan struct {
 	Secrets    []SecretIssue `json:"secrets"`
 	// Problems are the refusals a promotion would meet now.
 	Problems []PromotionProblem `json:"problems"`
+	// Warnings are the imports that would not connect (import_unconnected).
+	Warnings manifest.Errors `json:"warnings,omitempty"`
 }
 
 // PromotionProblem is one refused precondition.
@@ -434,5 +436,17 @@ func planChanges(ctx context.Context, st *store.Store, a Actor, p *promotion, pl
 			plan.NewVolumes = append(plan.NewVolumes, v.Name)
 		}
 	}
+	if len(p.rendered.Spec.Imports) > 0 { // link_warnings.go
+		ls, err := jobs.LoadLinks(ctx, st, a.TeamID)
+		if err != nil {
+			return err
+		}
+		plan.Warnings = unconnectedWarnings(ls, p.target, p.rendered)
+	}
+	tw, err := TelemetryWarnings(ctx, st, a.TeamID, p.target, p.rendered)
+	if err != nil {
+		return err
+	}
+	plan.Warnings = append(plan.Warnings, tw...)
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/store"
@@ -78,6 +77,10 @@ func CreateApplication(ctx context.Context, st *store.Store, a Actor, name strin
 
 // DeleteApplication marks the application deleted and queues the teardown
 // of every environment in the same transaction (named volumes are retained).
+// It refuses (deployment_in_progress, naming the deployment) while any
+// environment has a deployment requested or running: a teardown racing a
+// rollout could leave services behind, and nothing is cancelled on the
+// caller's behalf.
 func DeleteApplication(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, id string) error {
 	return st.WithTx(ctx, func(tx *store.Store) error {
 		app, err := tx.GetApplication(ctx, a.TeamID, id)
@@ -87,6 +90,16 @@ func DeleteApplication(ctx context.Context, st *store.Store, a Actor, enqueue En
 		envs, err := tx.ListEnvironments(ctx, a.TeamID, id)
 		if err != nil {
 			return err
+		}
+		for _, env := range envs {
+			d, err := tx.LiveDeployment(ctx, a.TeamID, env.ID)
+			if err == nil {
+				return &InputError{Field: "application", Code: "deployment_in_progress",
+					Message: fmt.Sprintf("deployment %s of %s is %s: wait for it to finish or cancel it, then delete the application", d.ID, env.Name, d.State)}
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
 		}
 		for _, env := range envs {
 			if err := enqueueTeardown(ctx, tx, enqueue, env); err != nil {
@@ -111,9 +124,9 @@ type TokenRequest struct {
 // CreateToken creates an API token whose scopes are a subset of the actor's,
 // and returns it with its secret (shown once).
 func CreateToken(ctx context.Context, st *store.Store, a Actor, r TokenRequest, now time.Time) (store.APIToken, string, error) {
-	name := strings.TrimSpace(r.Name)
-	if name == "" || utf8.RuneCountInString(name) > 100 {
-		return store.APIToken{}, "", &InputError{Field: "name", Code: "name_invalid", Message: "name must be 1–100 characters"}
+	name, err := CheckText("name", "name_invalid", "name", r.Name, 100)
+	if err != nil {
+		return store.APIToken{}, "", err
 	}
 	if len(r.Scopes) == 0 {
 		return store.APIToken{}, "", &InputError{Field: "scopes", Code: "scopes_empty", Message: "choose at least one scope"}

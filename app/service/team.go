@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/store"
@@ -18,6 +17,9 @@ var ErrSetupDone = errors.New("setup_done: this installation already has users; 
 // CheckEmail validates and normalizes an e-mail address.
 func CheckEmail(email string) (string, error) {
 	email = strings.TrimSpace(email)
+	if err := CheckCharacters("email", "e-mail address", email); err != nil {
+		return "", err
+	}
 	a, err := mail.ParseAddress(email)
 	if err != nil || a.Address != email || len(email) > 254 {
 		return "", &InputError{Field: "email", Code: "email_invalid", Message: "enter an e-mail address like name@example.com"}
@@ -27,11 +29,7 @@ func CheckEmail(email string) (string, error) {
 
 // CheckTeamName validates a team's display name.
 func CheckTeamName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > 100 {
-		return "", &InputError{Field: "team", Code: "team_name_invalid", Message: "team name must be 1–100 characters"}
-	}
-	return name, nil
+	return CheckText("team", "team_name_invalid", "team name", name, 100)
 }
 
 // HashNewPassword checks the password rules and hashes it.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -98,7 +99,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")
-	if event == "" || delivery == "" || len(delivery) > 100 || len(event) > 100 {
+	if event == "" || delivery == "" || len(delivery) > 100 || len(event) > 100 || hasControl(event, delivery) {
 		writeError(w, http.StatusBadRequest, "headers_missing", "X-GitHub-Event and X-GitHub-Delivery are required")
 		return
 	}
@@ -211,12 +212,28 @@ func parse(event, deliveryID string, body []byte) (store.GitHubDelivery, river.J
 		}
 		job = jobs.GitHubInstallationArgs{DeliveryID: deliveryID}
 	}
+	// Postgres refuses NUL in text and jsonb (\u0000), and no branch,
+	// login or repository name holds a control character: such a payload
+	// is refused whole, before anything is stored.
+	if hasControl(d.Action, s.FullName, s.Branch, s.HeadBranch, s.HeadSHA, s.AuthorLogin, s.AccountLogin, s.AccountType) {
+		return d, nil, errors.New("the payload holds control characters (such as \\u0000) in a name, branch or action")
+	}
 	summary, err := json.Marshal(s)
 	if err != nil {
 		return d, nil, err
 	}
 	d.Summary = summary
 	return d, job, nil
+}
+
+// hasControl reports whether any of ss holds a control character.
+func hasControl(ss ...string) bool {
+	for _, s := range ss {
+		if strings.ContainsFunc(s, unicode.IsControl) {
+			return true
+		}
+	}
+	return false
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -274,6 +274,12 @@ func (b *testBundle) appComments(number int) []githubtest.Comment {
 
 var resign = flag.Bool("resign", false, "rewrite testdata/*.sig from testdata/secret.txt")
 
+// insertTx inserts a job in tx's transaction with the test's River client.
+func (b *testBundle) insertTx(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+	_, err := b.client.InsertTx(ctx, tx.Tx(), args, nil)
+	return err
+}
+
 func TestFixtures_AreSigned(t *testing.T) {
 	t.Parallel()
 	secret := fixtureSecret(t)
@@ -428,7 +434,7 @@ func TestPullRequest_SameRepositoryWriter(t *testing.T) {
 		t.Fatalf("pull request row = %+v, %v", pr, err)
 	}
 	statuses := b.fake.Statuses(repoName)
-	wantURL := "https://slipway.test/apps/" + b.app.ID + "/deployments/" + pr.DeploymentID
+	wantURL := "https://slipway.test/applications/" + b.app.ID + "/deployments/" + pr.DeploymentID
 	if len(statuses) == 0 || statuses[0].Context != "slipway/notes" || statuses[0].State != "pending" ||
 		statuses[0].TargetURL != wantURL || statuses[0].SHA != strings.Repeat("a", 40) {
 		t.Fatalf("statuses = %+v, want a pending slipway/notes status linking %s", statuses, wantURL)
@@ -558,7 +564,7 @@ func TestPullRequest_NeedsApproval(t *testing.T) {
 			}
 
 			// A member approves: the preview deploys, from the PR's ref.
-			if err := jobs.ApproveGitHubPreview(b.ctx, b.st, b.client, b.team.ID, pending[0].ID, b.user.ID); err != nil {
+			if err := jobs.ApproveGitHubPreview(b.ctx, b.st, b.insertTx, b.team.ID, pending[0].ID, b.user.ID); err != nil {
 				t.Fatal(err)
 			}
 			b.settle(t)

@@ -37,7 +37,8 @@ func BenchmarkDashboard(b *testing.B) {
 	}
 	ctx := context.Background()
 	st := storetest.NewSchema(b)
-	callers := seed(b, ctx, st)
+	callers, owner := seed(b, ctx, st)
+	bigApp := seedBigApplication(b, ctx, st, owner.team, owner.user)
 
 	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -62,6 +63,11 @@ func BenchmarkDashboard(b *testing.B) {
 			r.AddCookie(&http.Cookie{Name: "slipway_session", Value: c.cookie})
 			return r
 		}},
+		{fmt.Sprintf("page application (%d svc, %d dep)", bigServices, bigDeployments), func(caller) *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, base+"/applications/"+bigApp, nil)
+			r.AddCookie(&http.Cookie{Name: "slipway_session", Value: callers[0].cookie})
+			return r
+		}},
 		{"api GET /api/v1/applications", func(c caller) *http.Request {
 			r, _ := http.NewRequest(http.MethodGet, base+"/api/v1/applications", nil)
 			r.Header.Set("Authorization", "Bearer "+c.token)
@@ -78,7 +84,7 @@ func BenchmarkDashboard(b *testing.B) {
 		} else {
 			ratio = fmt.Sprintf("  p99 = %.1f× static", float64(res.p99)/float64(staticP99))
 		}
-		fmt.Printf("%-32s %7d req  %8.0f req/s  p50 %-10v p99 %-10v errors %d%s\n",
+		fmt.Printf("%-40s %7d req  %8.0f req/s  p50 %-10v p99 %-10v errors %d%s\n",
 			p.name, res.n, res.rps, res.p50, res.p99, res.errors, ratio)
 	}
 }
@@ -133,8 +139,9 @@ func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, r
 
 // seed creates the teams, their applications, an owner session and an
 // all-scope token per team.
-func seed(b *testing.B, ctx context.Context, st *store.Store) []caller {
+func seed(b *testing.B, ctx context.Context, st *store.Store) ([]caller, firstOwner) {
 	var out []caller
+	var first firstOwner
 	for i := range teams {
 		u, t, err := service.Signup(ctx, st, auth.TestArgon2, service.SignupRequest{
 			Email: fmt.Sprintf("owner%d@example.com", i), Password: "correct horse battery", TeamName: fmt.Sprintf("Team %d", i),
@@ -159,6 +166,12 @@ func seed(b *testing.B, ctx context.Context, st *store.Store) []caller {
 			b.Fatal(err)
 		}
 		out = append(out, caller{cookie: cookie, token: token})
+		if i == 0 {
+			first = firstOwner{team: t.ID, user: u.ID}
+		}
 	}
-	return out
+	return out, first
 }
+
+// firstOwner is the first team's owner, whose team gets the big application.
+type firstOwner struct{ team, user string }

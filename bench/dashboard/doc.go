@@ -1,7 +1,8 @@
 // Package dashboard benchmarks the HTTP front end under concurrent load:
-// the applications page, GET /api/v1/applications and a static asset from
+// the applications page, the Overview of an application with 20 services
+// and 200 deployments, GET /api/v1/applications and a static asset from
 // the same process, printing p50/p99 latency, requests per second, and the
-// page's p99 as a multiple of the static asset's (target: under 5×).
+// pages' p99 as a multiple of the static asset's (target: under 5×).
 //
 // Run it with `make bench` or
 // `go test -run '^$' -bench Dashboard ./bench/dashboard` (DATABASE_URL set);

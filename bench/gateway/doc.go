@@ -1,10 +1,14 @@
 // Command gateway benchmarks the Slipway gateway against nginx as a plain
 // reverse proxy and against the backend alone, with wrk, and prints req/s,
-// p99 latency and the ratios gateway/nginx and gateway/direct. Numbers are
-// printed, never asserted.
+// p99 latency, each proxy's CPU time per request, and the ratios
+// gateway/nginx and gateway/direct. Numbers are printed, never asserted.
+// The time per target is split into interleaved rounds, so load from other
+// processes on a shared machine hits all three targets alike; the per-round
+// ratios are printed as a range.
 //
-//	go run ./bench/gateway            # 64 connections, 20 s per target
-//	go run ./bench/gateway -short     # ~3 s per target
+//	go run ./bench/gateway                        # 64 connections, 20 s per target in 4 rounds
+//	go run ./bench/gateway -short                 # ~3 s per target
+//	go run ./bench/gateway -gateway-gomaxprocs 1  # the gateway on one P
 //
 // The backend and the gateway run as separate processes (this binary
 // re-executed with SLIPWAY_BENCH_ROLE), so none of the three shares a Go

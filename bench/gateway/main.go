@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,13 +42,15 @@ func main() {
 	short := flag.Bool("short", false, "run each target for about 3 s")
 	duration := flag.Duration("duration", 20*time.Second, "wrk duration per target")
 	conns := flag.Int("connections", 64, "wrk connections")
+	rounds := flag.Int("rounds", 4, "interleaved rounds the duration is split into")
+	procs := flag.Int("gateway-gomaxprocs", 0, "GOMAXPROCS of the gateway process (0: Go's default, the CPUs available)")
 	flag.Parse()
 	if *short {
-		*duration = 3 * time.Second
+		*duration, *rounds = 3*time.Second, 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Out: os.Stdout}); err != nil {
+	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Rounds: *rounds, GatewayProcs: *procs, Out: os.Stdout}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -56,7 +60,12 @@ func main() {
 type Options struct {
 	Duration    time.Duration
 	Connections int
-	Out         io.Writer
+	// Rounds splits Duration into interleaved rounds (default 1).
+	Rounds int
+	// GatewayProcs sets GOMAXPROCS for the gateway process; 0 leaves
+	// Go's default.
+	GatewayProcs int
+	Out          io.Writer
 }
 
 // Result is what wrk measured for one target.
@@ -66,6 +75,48 @@ type Result struct {
 	P99      time.Duration
 	Non2xx   int
 	ErrCount int
+
+	requests int64
+	cpu      time.Duration // user+system time of the proxy's processes
+}
+
+// CPUPerRequest is the proxy's CPU time per request (0 for the backend
+// alone).
+func (r Result) CPUPerRequest() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.requests)
+}
+
+// cpuTicks returns the user+system time of pid and its child processes
+// (nginx's workers) from /proc; 0 for pid 0 or where /proc is missing.
+func cpuTicks(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	var total time.Duration
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+	if i := strings.LastIndexByte(string(b), ')'); i > 0 {
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			total += time.Duration(u+st) * tick
+		}
+	}
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, k := range strings.Fields(string(kids)) {
+		if kid, err := strconv.Atoi(k); err == nil {
+			total += cpuTicks(kid)
+		}
+	}
+	return total
 }
 
 // Run starts the backend, the gateway and nginx, measures each with wrk and
@@ -92,7 +143,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, err
 	}
 	defer stopProcess(backend)
-	gateway, err := startProcess(ctx, self, nil, roleEnv+"=gateway", fmt.Sprintf("%s=%d", portEnv, gatewayPort), fmt.Sprintf("%s=%d", targetEnv, backendPort))
+	gatewayEnv := []string{roleEnv + "=gateway", fmt.Sprintf("%s=%d", portEnv, gatewayPort), fmt.Sprintf("%s=%d", targetEnv, backendPort)}
+	if o.GatewayProcs > 0 {
+		gatewayEnv = append(gatewayEnv, fmt.Sprintf("GOMAXPROCS=%d", o.GatewayProcs))
+	}
+	gateway, err := startProcess(ctx, self, nil, gatewayEnv...)
 	if err != nil {
 		return nil, err
 	}
@@ -108,38 +163,79 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	}
 	defer stopProcess(nginx)
 
-	targets := []struct{ name, addr string }{
-		{"backend (direct)", fmt.Sprintf("127.0.0.1:%d", backendPort)},
-		{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxPort)},
-		{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayPort)},
+	// pid says whose CPU time a target's requests cost: the proxy's
+	// (nginx: the master and its workers), none for the backend alone.
+	targets := []struct {
+		name, addr string
+		pid        int
+	}{
+		{"backend (direct)", fmt.Sprintf("127.0.0.1:%d", backendPort), 0},
+		{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxPort), nginx.Process.Pid},
+		{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayPort), gateway.Process.Pid},
 	}
 	for _, t := range targets {
 		if err := waitReady(ctx, t.addr); err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", t.name, t.addr, err)
 		}
 	}
-	var results []Result
-	for _, t := range targets {
+	rounds := max(1, o.Rounds)
+	per := max(time.Second, o.Duration/time.Duration(rounds))
+	results := make([]Result, len(targets))
+	p99s := make([][]time.Duration, len(targets))
+	for i, t := range targets {
+		results[i].Name = t.name
 		// A short warm-up fills connection pools on both sides.
 		if _, err := runWrk(ctx, t.addr, o.Connections, time.Second); err != nil {
 			return nil, fmt.Errorf("%s warm-up: %w", t.name, err)
 		}
-		r, err := runWrk(ctx, t.addr, o.Connections, o.Duration)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.name, err)
-		}
-		r.Name = t.name
-		results = append(results, r)
 	}
-	fmt.Fprintf(o.Out, "wrk: %d connections, %s per target, one backend on loopback\n", o.Connections, o.Duration)
+	var tputRatios, p99Ratios []float64
+	for round := range rounds {
+		// Rounds interleave the targets (in a rotating order), so load
+		// from other processes on the machine hits all three alike.
+		got := make([]Result, len(targets))
+		for k := range targets {
+			i := (k + round) % len(targets)
+			cpu0 := cpuTicks(targets[i].pid)
+			r, err := runWrk(ctx, targets[i].addr, o.Connections, per)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", targets[i].name, err)
+			}
+			results[i].cpu += cpuTicks(targets[i].pid) - cpu0
+			results[i].requests += r.requests
+			got[i] = r
+			results[i].ReqPerS += r.ReqPerS / float64(rounds)
+			results[i].Non2xx += r.Non2xx
+			results[i].ErrCount += r.ErrCount
+			p99s[i] = append(p99s[i], r.P99)
+		}
+		tputRatios = append(tputRatios, got[2].ReqPerS/got[1].ReqPerS)
+		p99Ratios = append(p99Ratios, float64(got[2].P99)/float64(got[1].P99))
+	}
+	for i := range results {
+		results[i].P99 = median(p99s[i])
+	}
+	fmt.Fprintf(o.Out, "wrk: %d connections, %s per target in %d interleaved rounds, one backend on loopback\n", o.Connections, per*time.Duration(rounds), rounds)
 	fmt.Fprintf(o.Out, "%-18s %12s %10s %8s\n", "target", "req/s", "p99", "errors")
 	for _, r := range results {
-		fmt.Fprintf(o.Out, "%-18s %12.0f %10s %8d\n", r.Name, r.ReqPerS, r.P99, r.Non2xx+r.ErrCount)
+		fmt.Fprintf(o.Out, "%-18s %12.0f %10s %8d\n", r.Name, r.ReqPerS, r.P99.Round(10*time.Microsecond), r.Non2xx+r.ErrCount)
 	}
 	direct, ng, gw := results[0], results[1], results[2]
-	fmt.Fprintf(o.Out, "throughput gateway/nginx %.2f (target >= 0.90), gateway/direct %.2f\n", gw.ReqPerS/ng.ReqPerS, gw.ReqPerS/direct.ReqPerS)
-	fmt.Fprintf(o.Out, "p99        gateway/nginx %.2f (target <= 1.25), gateway/direct %.2f\n", float64(gw.P99)/float64(ng.P99), float64(gw.P99)/float64(direct.P99))
+	fmt.Fprintf(o.Out, "proxy CPU per request: nginx %s, gateway %s (all processes of each; less sensitive to other load)\n", ng.CPUPerRequest().Round(100*time.Nanosecond), gw.CPUPerRequest().Round(100*time.Nanosecond))
+	fmt.Fprintf(o.Out, "throughput gateway/nginx %.2f (target >= 0.90; rounds %s), gateway/direct %.2f\n", gw.ReqPerS/ng.ReqPerS, spread(tputRatios), gw.ReqPerS/direct.ReqPerS)
+	fmt.Fprintf(o.Out, "p99        gateway/nginx %.2f (target <= 1.25; rounds %s), gateway/direct %.2f\n", float64(gw.P99)/float64(ng.P99), spread(p99Ratios), float64(gw.P99)/float64(direct.P99))
 	return results, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// spread prints the lowest and highest per-round ratio.
+func spread(rs []float64) string {
+	return fmt.Sprintf("%.2f-%.2f", slices.Min(rs), slices.Max(rs))
 }
 
 func nginxConf(port, backendPort, conns int) string {
@@ -153,9 +249,13 @@ http {
   fastcgi_temp_path fastcgi;
   uwsgi_temp_path uwsgi;
   scgi_temp_path scgi;
+  # As the gateway: client and upstream connections are reused without a
+  # request limit (nginx closes them after 1000 requests by default).
+  keepalive_requests 1000000;
   upstream backend {
     server 127.0.0.1:%d;
     keepalive %d;
+    keepalive_requests 1000000;
   }
   server {
     listen 127.0.0.1:%d;
@@ -175,6 +275,7 @@ http {
 
 var (
 	reqPerS = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	reqs    = regexp.MustCompile(`(\d+) requests in`)
 	p99     = regexp.MustCompile(`\n\s+99%\s+([0-9.]+)(us|ms|s)`)
 	non2xx  = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
 	sockErr = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
@@ -194,6 +295,9 @@ func runWrk(ctx context.Context, addr string, conns int, d time.Duration) (Resul
 		return Result{}, fmt.Errorf("wrk output without Requests/sec: %s", s)
 	}
 	r.ReqPerS, _ = strconv.ParseFloat(m[1], 64)
+	if m := reqs.FindStringSubmatch(s); m != nil {
+		r.requests, _ = strconv.ParseInt(m[1], 10, 64)
+	}
 	if m := p99.FindStringSubmatch(s); m != nil {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		unit := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second}[m[2]]
@@ -344,6 +448,7 @@ func runGateway(ctx context.Context, port, backendPort string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(ingress.RoutesPath, pub)
+	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(context.Context, ingress.CertificateReport) error { return nil }))
 	go http.Serve(ln, mux)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return ingress.Run(ctx, ingress.Config{

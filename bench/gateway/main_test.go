@@ -44,7 +44,7 @@ func BenchmarkGatewayVsNginx(b *testing.B) {
 	var results []Result
 	for b.Loop() {
 		var err error
-		results, err = Run(b.Context(), Options{Duration: 20 * time.Second, Connections: 64, Out: &out})
+		results, err = Run(b.Context(), Options{Duration: 20 * time.Second, Connections: 64, Rounds: 4, Out: &out})
 		if err != nil {
 			b.Fatal(err)
 		}

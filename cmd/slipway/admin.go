@@ -18,9 +18,10 @@ import (
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator maintenance on the database: secret key rotation",
+		Short: "Operator maintenance on the database: secret key rotation, backup and restore",
 	}
 	cmd.AddCommand(newAdminRotateKeyCommand())
+	cmd.AddCommand(newAdminBackupCommand(), newAdminRestoreCommand())
 	return cmd
 }
 

@@ -20,6 +20,7 @@ func addFieldEditCommands(app *cobra.Command) {
 	svc := &cobra.Command{Use: "service", Short: "Edit a service in the saved manifest"}
 	svc.AddCommand(newServiceSetCommand(), newServiceRenameCommand())
 	app.AddCommand(variable, svc)
+	addFieldEditPartCommands(app)
 }
 
 // editFlags are the flags every field edit shares.

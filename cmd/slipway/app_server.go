@@ -23,6 +23,7 @@ func addServerAppCommands(app *cobra.Command) {
 	addReleaseCommands(app)
 	addFieldEditCommands(app)
 	app.AddCommand(newAppRepositoryCommand()) // env_branch.go
+	app.AddCommand(newAppLinksCommand())      // env_links.go
 }
 
 func newAppApplyCommand() *cobra.Command {

@@ -74,6 +74,12 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		}
 		os.Setenv("SLIPWAY_SECRET_KEY_FILE", keyFile)
 	}
+	// dev builds from local checkouts, so file:// repositories are allowed
+	// unless the variable says otherwise; serve and worker keep the
+	// default, off (docs/security.md).
+	if _, set := os.LookupEnv("SLIPWAY_GIT_ALLOW_FILE_URLS"); !set {
+		os.Setenv("SLIPWAY_GIT_ALLOW_FILE_URLS", "true")
+	}
 
 	// serve and worker share the pool; the first to fail, or the private
 	// Postgres exiting on its own, stops everything.
@@ -144,7 +150,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secretService})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, previewSettings(logger)), AllowFileURLs: previewSettings(logger).Git.AllowFileURLs})
 	})
 	wg.Go(func() {
 		defer cancel()

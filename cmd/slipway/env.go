@@ -16,10 +16,11 @@ func newEnvCommand() *cobra.Command {
 		Aliases: []string{"environment", "environments"},
 		Short:   "Deploy, restore and list an application's environments",
 	}
-	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand())
+	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand(), newEnvLinksCommand())
 	cmd.AddCommand(newEnvSecretCommand())
 	cmd.AddCommand(newEnvBranchCommand())
 	cmd.AddCommand(newEnvDeleteCommand())
+	cmd.AddCommand(newEnvVisibilityCommand(), newEnvRollbackCommand(), newEnvTelemetryCommand())
 	addPromotionCommands(cmd)
 	return cmd
 }

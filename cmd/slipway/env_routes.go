@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/slipwayhq/slipway/app/api"
 )
 
 // newEnvRoutesCommand is `slipway env routes APP ENV`.
@@ -25,7 +29,7 @@ func newEnvRoutesCommand() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "Environment %s of %s serves no routes yet (routes go live when a deployment succeeds).\n", args[1], args[0])
 				return nil
 			}
-			tw := newTable(cmd.OutOrStdout(), "HOSTNAME", "VISIBILITY", "TARGET", "URL")
+			tw := newTable(cmd.OutOrStdout(), "HOSTNAME", "VISIBILITY", "TARGET", "CERTIFICATE", "URL")
 			for _, r := range routes {
 				target := fmt.Sprintf("%s:%d", r.Service, r.Port)
 				if r.Redirect != nil {
@@ -35,9 +39,26 @@ func newEnvRoutesCommand() *cobra.Command {
 				if u == "" {
 					u = "-"
 				}
-				tw.row(r.Hostname, r.Visibility, target, u)
+				tw.row(r.Hostname, r.Visibility, target, certificateCell(r.Certificate), u)
 			}
 			return tw.flush()
 		},
 	}
+}
+
+// certificateCell is a route's certificate state in one short cell:
+// "issued (expires 2027-03-01)", "failed: <error>", "operator (expires …)".
+func certificateCell(c api.RouteTLS) string {
+	s := c.State
+	if c.ExpiresAt != nil {
+		s += " (expires " + c.ExpiresAt.UTC().Format(time.DateOnly) + ")"
+	}
+	if c.LastError != "" {
+		msg := strings.Join(strings.Fields(c.LastError), " ")
+		if r := []rune(msg); len(r) > 80 {
+			msg = string(r[:77]) + "..."
+		}
+		s += ": " + msg
+	}
+	return s
 }

@@ -101,7 +101,8 @@ func startDevGateway(ctx context.Context, st *store.Store, dataDir string, out i
 
 // startGatewayFeed listens on <dir>/gateway.sock and serves the route
 // table there (ingress.RoutesPath, long-poll), republishing whenever the
-// store's version moves, until ctx ends.
+// store's version moves, and takes the gateway's certificate reports
+// (ingress.CertificatesPath) into the store, until ctx ends.
 func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *slog.Logger) error {
 	// Only the control plane and the gateway (root in its container) may
 	// reach the socket: it hands out every team's routes.
@@ -127,6 +128,9 @@ func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *
 	pub := ingress.NewPublisher()
 	mux := http.NewServeMux()
 	mux.Handle(ingress.RoutesPath, pub)
+	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
+		return storeCertificateReport(ctx, st, r)
+	}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -202,4 +206,14 @@ func ingressRoute(r store.DeployedRoute) ingress.Route {
 		ir.Backend = &ingress.Backend{Service: r.BackendService, Port: r.BackendPort, Network: r.BackendNetwork}
 	}
 	return ir
+}
+
+// storeCertificateReport keeps the gateway's certificate state of every
+// routed hostname for the API, the CLI and the dashboard.
+func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.CertificateReport) error {
+	certs := make([]store.RouteCertificate, 0, len(r.Certificates))
+	for _, c := range r.Certificates {
+		certs = append(certs, store.RouteCertificate{Hostname: c.Hostname, State: string(c.State), ExpiresAt: c.ExpiresAt, LastError: c.LastError})
+	}
+	return st.ReportRouteCertificates(ctx, certs)
 }

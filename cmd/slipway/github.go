@@ -5,17 +5,19 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 
+	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/webhook"
 	"github.com/slipwayhq/slipway/forge/github"
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/store"
 )
 
-// githubSettings reads the GitHub App from the environment. An
-// installation without one runs without GitHub: no webhook endpoint, and
-// the GitHub jobs (registered so every process knows the kinds) skip their
-// API calls.
+// githubSettings reads the GitHub App from the environment
+// (SLIPWAY_GITHUB_*). Without one, an App registered from the dashboard
+// is used (githubSource).
 func githubSettings(logger *slog.Logger) (github.Config, bool) {
 	cfg, err := github.ConfigFromEnv(os.Getenv, nil)
 	if errors.Is(err, github.ErrNotConfigured) {
@@ -28,26 +30,65 @@ func githubSettings(logger *slog.Logger) (github.Config, bool) {
 	return cfg, true
 }
 
-// githubJobDeps are the GitHub workers' dependencies.
-func githubJobDeps(st *store.Store, logger *slog.Logger) jobs.GitHubDeps {
-	deps := jobs.GitHubDeps{Store: st, Logger: logger, PublicURL: os.Getenv("SLIPWAY_PUBLIC_URL")}
-	if cfg, ok := githubSettings(logger); ok {
-		client, err := github.New(cfg, github.Options{})
-		if err != nil {
-			logger.Error("GitHub client", "error", err)
-		} else {
-			deps.GitHub = client
+// githubStateKeyPurpose derives the key that signs install and manifest
+// states from the daemon's secret key.
+const githubStateKeyPurpose = "slipway/github-states/v1"
+
+var (
+	githubSourceOnce sync.Once
+	githubSourceVal  *github.Source
+	githubKeyring    *keyring.Keyring
+)
+
+// githubSource is the process's one GitHub App resolver: the configured
+// App, else the one registered from the dashboard (sealed with the secret
+// key). serve, worker and dev share it within a process.
+func githubSource(st *store.Store, logger *slog.Logger) *github.Source {
+	githubSourceOnce.Do(func() {
+		src := &github.Source{Store: st, APIURL: os.Getenv(github.EnvAPIURL), WebURL: os.Getenv(github.EnvWebURL)}
+		if cfg, ok := githubSettings(logger); ok {
+			src.Static = &cfg
 		}
-	}
-	return deps
+		if kr, err := loadSecretKey(); err == nil {
+			src.Sealer, githubKeyring = kr, kr
+		} else if src.Static == nil {
+			logger.Warn("no secret key: an App registered from the dashboard cannot be read", "error", err)
+		}
+		githubSourceVal = src
+	})
+	return githubSourceVal
 }
 
-// githubWebhook is the intake mounted at /webhooks/github, or nil when no
-// GitHub App is configured.
+// githubJobDeps are the GitHub workers' dependencies.
+func githubJobDeps(st *store.Store, logger *slog.Logger) jobs.GitHubDeps {
+	return jobs.GitHubDeps{Store: st, Logger: logger, PublicURL: os.Getenv("SLIPWAY_PUBLIC_URL"), GitHub: githubSource(st, logger)}
+}
+
+// useGitHubCredentials lets deployments and sync read the private
+// repositories of connected installations with installation tokens.
+func useGitHubCredentials(deps jobs.Deps, logger *slog.Logger) {
+	creds := &jobs.GitHubCredentials{Store: deps.Store, Tokens: githubSource(deps.Store, logger), Log: logger}
+	if deps.Pipeline != nil {
+		deps.Pipeline.Credentials = creds
+	}
+	if deps.Sync != nil {
+		deps.Sync.Credentials = creds
+	}
+}
+
+// githubWebhook is the intake mounted at /webhooks/github. Its secret is
+// the App's, read per delivery; with no App at all it answers 503.
 func githubWebhook(st *store.Store, inserter webhook.Inserter, logger *slog.Logger) http.Handler {
-	cfg, ok := githubSettings(logger)
-	if !ok || len(cfg.WebhookSecret) == 0 {
+	src := githubSource(st, logger)
+	return webhook.New(webhook.Config{Store: st, Jobs: inserter, Secret: src.WebhookSecret, Logger: logger})
+}
+
+// githubDashboard configures the dashboard's GitHub pages, or nil without
+// a secret key to sign their states.
+func githubDashboard(st *store.Store, logger *slog.Logger) *app.GitHub {
+	src := githubSource(st, logger)
+	if githubKeyring == nil {
 		return nil
 	}
-	return webhook.New(webhook.Config{Store: st, Jobs: inserter, Secret: webhook.StaticSecret(cfg.WebhookSecret), Logger: logger})
+	return &app.GitHub{Source: src, StateKey: githubKeyring.DeriveKey(githubStateKeyPurpose), PublicURL: os.Getenv("SLIPWAY_PUBLIC_URL")}
 }

@@ -38,6 +38,7 @@ func newRootCommand() *cobra.Command {
 		newConfigCommand(),
 		newAdminCommand(),
 		newEnvCommand(),
+		newPreviewCommand(),
 		newDeploymentCommand(),
 	)
 	return root

@@ -42,6 +42,7 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*job
 		Routes:             gatewayRoutes(st, engine, logger),
 		ConvergenceTimeout: s.ConvergenceTimeout,
 		PrepareTimeout:     s.PrepareTimeout,
+		Links:              true,
 	}, nil
 }
 

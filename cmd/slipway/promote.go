@@ -110,6 +110,9 @@ func printPromotionPlan(w io.Writer, p service.PromotionPlan) {
 	for _, pr := range p.Problems {
 		fmt.Fprintf(w, "  refused: %s (%s): %s\n", pr.Code, pr.Field, pr.Message)
 	}
+	for _, wr := range p.Warnings {
+		fmt.Fprintf(w, "  warning: %s (%s): %s\n", wr.Code, wr.Path, wr.Message)
+	}
 }
 
 func newEnvSourceCommand() *cobra.Command {

@@ -19,10 +19,10 @@ type swarmStatus struct {
 
 // newRuntimeReader connects lazily: the Docker client dials on first use,
 // so serve starts (and answers docker_unavailable) without Docker.
-func newRuntimeReader(logger *slog.Logger) (api.RuntimeReader, error) {
+func newRuntimeReader(logger *slog.Logger) (swarmStatus, error) {
 	engine, err := swarm.NewEngine()
 	if err != nil {
-		return nil, err
+		return swarmStatus{}, err
 	}
 	return swarmStatus{driver: swarm.NewDriver(engine, logger)}, nil
 }

@@ -59,7 +59,7 @@ func newServeCommand() *cobra.Command {
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, logger)
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Webhook: githubWebhook(st, inserter, logger), Secrets: secrets.New(st, kr)})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, previewSettings(logger)), AllowFileURLs: previewSettings(logger).Git.AllowFileURLs})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

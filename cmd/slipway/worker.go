@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
 
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/build"
@@ -46,6 +47,7 @@ func newWorkerCommand() *cobra.Command {
 func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Client, error) {
 	workers := river.NewWorkers()
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
+	settings := previewSettings(logger)
 	if work {
 		// No fallback key: a worker without one refuses to start.
 		kr, err := keyring.Load(keyring.ConfigFromEnv(os.Getenv))
@@ -57,14 +59,19 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 			return nil, err
 		}
 		p.Secrets = secrets.NewSource(deps.Store, kr)
+		p.PreviewBounds = previewBounds(settings)
+		p.AllowFileURLs = settings.Git.AllowFileURLs
+		p.Telemetry.Root = telemetryRoot(settings)
 		deps.Pipeline = p
 	}
-	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}, AllowFileURLs: settings.Git.AllowFileURLs}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
 	github := githubJobDeps(deps.Store, logger)
 	github.Push = deps.Sync
+	useGitHubCredentials(deps, logger)
+	github.Previews = service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings), Enqueue: jobs.InsertFromWorker}
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}
@@ -74,6 +81,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 // runWorker works jobs until ctx ends, then lets running jobs finish for
 // up to 30 seconds.
 func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	defer startTracing(ctx, logger)()
 	c, err := newJobClient(pool, logger, true)
 	if err != nil {
 		return err

@@ -30,17 +30,6 @@ type Engine interface {
 	ServiceList(ctx context.Context, options swarm.ServiceListOptions) ([]swarm.Service, error)
 }
 
-// NewEngine connects to the Docker Engine from the environment
-// (DOCKER_HOST, default socket), negotiating the API version so engines
-// from 20.10 (API 1.41) on work.
-func NewEngine() (*client.Client, error) {
-	c, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		return nil, fmt.Errorf("connect to docker: %w", err)
-	}
-	return c, nil
-}
-
 // Labels every image Slipway builds carries.
 const (
 	LabelManaged      = "dev.slipway.managed"

@@ -25,6 +25,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
+
+	rdocker "github.com/slipwayhq/slipway/runtime/docker"
 )
 
 // testLabel marks every Docker object these tests create, so cleanup only
@@ -102,7 +104,7 @@ ENTRYPOINT ["/server"]
 
 func setupBuild(t *testing.T) *buildBundle {
 	t.Helper()
-	docker, err := NewEngine()
+	docker, err := rdocker.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}

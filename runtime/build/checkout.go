@@ -36,6 +36,24 @@ type Auth struct {
 	// uses the host's SSH agent.
 	SSHPrivateKey    []byte
 	SSHKeyPassphrase string
+	// AllowFileURLs permits file:// repositories, read from the worker's
+	// own file system. It is the operator's [git] allow_file_urls switch
+	// and off unless set: with it, any tenant could build from any
+	// repository the worker can read.
+	AllowFileURLs bool
+}
+
+// remote validates url and applies the installation's policy on local
+// repositories; every entry point that reads a repository goes through it.
+func (a Auth) remote(url string) (*remote, error) {
+	r, err := parseRemote(url)
+	if err != nil {
+		return nil, err
+	}
+	if r.protocol == "file" && !a.AllowFileURLs {
+		return nil, newError(CodeFileURLDisabled, "url", "file:// repositories are disabled on this installation; use an https:// or ssh:// URL (the operator can allow local repositories with [git] allow_file_urls)")
+	}
+	return r, nil
 }
 
 func (a Auth) method(r *remote) (transport.AuthMethod, error) {
@@ -70,6 +88,8 @@ func (a Auth) fingerprint() string {
 	for _, s := range []string{a.Username, a.Password, string(a.SSHPrivateKey), a.SSHKeyPassphrase} {
 		fmt.Fprintf(h, "%d:%s", len(s), s)
 	}
+	// A listing read under one file:// policy is never served under another.
+	fmt.Fprintf(h, "file:%t", a.AllowFileURLs)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -86,6 +106,9 @@ type CheckoutRequest struct {
 	// Dir is the parent directory of the checkout's temporary directory; the
 	// system temp directory when empty.
 	Dir string
+	// Snapshot is a local snapshot bundle (gitsnapshot) holding Commit: the
+	// commit is checked out from it and nothing is fetched.
+	Snapshot []byte
 }
 
 // Warning is something about a checkout the deployment log should show.
@@ -128,7 +151,7 @@ func (c *Checkout) Remove() error {
 // place without any transport. Submodules and Git LFS are not set up: their
 // presence is reported in Checkout.Warnings.
 func CheckoutRepository(ctx context.Context, req CheckoutRequest) (*Checkout, error) {
-	r, err := parseRemote(req.URL)
+	r, err := req.Auth.remote(req.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +164,7 @@ func CheckoutRepository(ctx context.Context, req CheckoutRequest) (*Checkout, er
 		return nil, fmt.Errorf("create checkout directory: %w", err)
 	}
 	co := &Checkout{Dir: filepath.Join(base, "tree"), URL: req.URL, Branch: req.Branch, base: base}
-	if err := co.fill(ctx, r, want, req.Auth); err != nil {
+	if err := co.fill(ctx, r, want, req.Auth, req.Snapshot); err != nil {
 		_ = os.RemoveAll(base)
 		return nil, err
 	}
@@ -177,10 +200,12 @@ func checkRevision(branch, commit string) (revision, error) {
 	return rev, nil
 }
 
-func (co *Checkout) fill(ctx context.Context, r *remote, want revision, auth Auth) error {
+func (co *Checkout) fill(ctx context.Context, r *remote, want revision, auth Auth, snapshot []byte) error {
 	var repo *git.Repository
 	var err error
-	if r.protocol == "file" {
+	if len(snapshot) > 0 {
+		repo, err = snapshotRepository(snapshot, want)
+	} else if r.protocol == "file" {
 		repo, err = openLocal(r)
 	} else {
 		gitDir := filepath.Join(co.base, "objects.git")

@@ -123,6 +123,7 @@ func TestCheckoutRepository_File(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			tt.req.Dir = dir
+			tt.req.Auth = local
 			_, err := CheckoutRepository(t.Context(), tt.req)
 			wantCode(t, err, tt.code)
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -162,7 +163,7 @@ func TestCheckoutRepository_RawTrees(t *testing.T) {
 	for _, name := range []string{"..", ".git", ".GIT", "."} {
 		r.commitRawTree("evil", []rawEntry{{name: name, mode: filemode.Regular, content: "x"}})
 		dir := t.TempDir()
-		_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: r.url(), Branch: "evil", Dir: dir})
+		_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: r.url(), Branch: "evil", Dir: dir, Auth: local})
 		wantCode(t, err, CodeCheckoutFailed)
 		if left, _ := os.ReadDir(dir); len(left) != 0 {
 			t.Fatalf("%q: failed checkout left files behind", name)
@@ -329,7 +330,7 @@ func TestListHeads(t *testing.T) {
 	base := serveGit(t, b.root, "", "")
 	want := map[string]string{"main": b.second, "topic": b.topic}
 	for _, url := range []string{b.repo.url(), base + "/app.git"} {
-		heads, err := ListHeads(t.Context(), url, Auth{})
+		heads, err := ListHeads(t.Context(), url, local)
 		if err != nil {
 			t.Fatal(err)
 		}

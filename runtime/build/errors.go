@@ -12,6 +12,7 @@ import (
 const (
 	CodeRepositoryURLInvalid  = "repository_url_invalid"
 	CodeTransportUnsupported  = "transport_unsupported"
+	CodeFileURLDisabled       = "file_url_disabled"
 	CodeRepositoryUnreachable = "repository_unreachable"
 	CodeBranchNotFound        = "branch_not_found"
 	CodeCommitNotFound        = "commit_not_found"

@@ -17,7 +17,7 @@ import (
 // (branch name without refs/heads/ -> full hash) with one remote listing,
 // the equivalent of `git ls-remote --heads`.
 func ListHeads(ctx context.Context, url string, auth Auth) (map[string]string, error) {
-	r, err := parseRemote(url)
+	r, err := auth.remote(url)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func copyHeads(m map[string]string) map[string]string {
 // With it the pipeline computes the source identity, and reuses an image,
 // before any checkout.
 func ResolveCommit(ctx context.Context, url, branch, commit string, auth Auth) (string, error) {
-	if _, err := parseRemote(url); err != nil {
+	if _, err := auth.remote(url); err != nil {
 		return "", err
 	}
 	rev, err := checkRevision(branch, commit)

@@ -108,15 +108,15 @@ func TestLister_Heads(t *testing.T) {
 func TestResolveCommit(t *testing.T) {
 	t.Parallel()
 	b := setupRepo(t)
-	got, err := ResolveCommit(t.Context(), b.repo.url(), "topic", "", Auth{})
+	got, err := ResolveCommit(t.Context(), b.repo.url(), "topic", "", local)
 	if err != nil || got != b.topic {
 		t.Fatalf("ResolveCommit(topic) = %s, %v", got, err)
 	}
-	got, err = ResolveCommit(t.Context(), b.repo.url(), "main", b.first, Auth{})
+	got, err = ResolveCommit(t.Context(), b.repo.url(), "main", b.first, local)
 	if err != nil || got != b.first {
 		t.Fatalf("ResolveCommit(pinned) = %s, %v", got, err)
 	}
-	_, err = ResolveCommit(t.Context(), b.repo.url(), "gone", "", Auth{})
+	_, err = ResolveCommit(t.Context(), b.repo.url(), "gone", "", local)
 	wantCode(t, err, CodeBranchNotFound)
 }
 

@@ -171,8 +171,13 @@ func wantCode(t testing.TB, err error, code string) {
 	}
 }
 
+// local reads the file:// fixtures: the installation switch that allows
+// them is on in these tests (TestAuth_FileURLsNeedTheSwitch tests it off).
+var local = Auth{AllowFileURLs: true}
+
 func mustCheckout(t testing.TB, req CheckoutRequest) *Checkout {
 	t.Helper()
+	req.Auth.AllowFileURLs = true
 	if req.Dir == "" {
 		req.Dir = t.TempDir()
 	}

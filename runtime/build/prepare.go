@@ -35,6 +35,9 @@ type SourceRequest struct {
 	// Dir is where the temporary checkout goes; the system temp directory
 	// when empty. The checkout is removed before returning.
 	Dir string
+	// Snapshot is the local snapshot bundle holding Commit, if any
+	// (CheckoutRequest.Snapshot).
+	Snapshot []byte
 }
 
 // PrepareSource resolves a git source's commit (the pinned one or the branch
@@ -73,7 +76,7 @@ func (b *Builder) prepare(ctx context.Context, req SourceRequest, timeout time.D
 	// Checking out the branch (rather than the commit just listed) keeps the
 	// fetch shallow on servers that refuse unadvertised commits; the build
 	// records whichever head it got.
-	co, err := CheckoutRepository(ctx, CheckoutRequest{URL: req.URL, Branch: req.Branch, Commit: req.Commit, Auth: req.Auth, Dir: req.Dir})
+	co, err := CheckoutRepository(ctx, CheckoutRequest{URL: req.URL, Branch: req.Branch, Commit: req.Commit, Auth: req.Auth, Dir: req.Dir, Snapshot: req.Snapshot})
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,9 @@ func resolveInRepo(dir, p, field, code string) (string, error) {
 	if path.IsAbs(p) || filepath.IsAbs(p) {
 		return "", outside("is absolute")
 	}
+	if err := checkPathText(p, field, code); err != nil {
+		return "", err
+	}
 	parts := strings.Split(p, "/")
 	var resolved []string
 	hops := 0
@@ -107,7 +110,9 @@ func resolveInRepo(dir, p, field, code string) (string, error) {
 			return path.Join(rest...), fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 		}
 		if err != nil {
-			return "", fmt.Errorf("resolve %q: %w", p, err)
+			// The text checks above leave little for the file system to
+			// refuse, but whatever it refuses is still this field's error.
+			return "", &Error{Code: code, Field: field, Message: fmt.Sprintf("%q cannot be read in the repository", p), Err: err}
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			resolved = append(resolved, part)
@@ -132,4 +137,33 @@ func resolveInRepo(dir, p, field, code string) (string, error) {
 		return ".", nil
 	}
 	return path.Join(resolved...), nil
+}
+
+// Limits of a repository path: Linux's NAME_MAX for one element and a
+// PATH_MAX-sized whole, which no real repository comes near.
+const (
+	maxPathElement = 255
+	maxPathBytes   = 4096
+)
+
+// checkPathText refuses a path the file system could not even look up (NUL,
+// an over-long element) or that only a forged manifest would hold (other
+// control characters), so the error names the field instead of surfacing
+// as a raw lstat failure.
+func checkPathText(p, field, code string) error {
+	if i := strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return newError(code, field, "path %.60q contains the control character %U at byte %d", p, rune(p[i]), i)
+	}
+	if !utf8.ValidString(p) {
+		return newError(code, field, "path %.60q is not valid UTF-8", p)
+	}
+	if len(p) > maxPathBytes {
+		return newError(code, field, "path is %d bytes; at most %d are allowed", len(p), maxPathBytes)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if len(part) > maxPathElement {
+			return newError(code, field, "path element %.40q… is %d bytes; file names are at most %d", part, len(part), maxPathElement)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,8 @@
 // Package ingress is the Slipway gateway: the route table and its JSON wire
 // format, the hostname matcher, the reverse proxy with its backend pools,
 // the long-poll feed between the control plane (Publisher) and the gateway
-// (Feeder), and TLS through certmagic.
+// (Feeder), TLS through certmagic, and the certificate state report the
+// gateway sends back to the control plane (CertificateReport).
 //
 // It runs inside the slipway-gateway container, so it must not import
 // Postgres, the store, or anything of the control plane; the control plane

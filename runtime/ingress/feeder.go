@@ -108,6 +108,11 @@ func (f *Feeder) Run(ctx context.Context) error {
 }
 
 func (f *Feeder) init() error {
+	if f.client != nil {
+		// Run after Run's caller already initialised it (the certificate
+		// reporter shares the client).
+		return nil
+	}
 	if f.Log == nil {
 		f.Log = slog.Default()
 	}

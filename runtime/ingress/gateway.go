@@ -136,12 +136,20 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	httpHandler := proxy.Handler(ListenerHTTP)
-	apply := proxy.SetTable
+	changed := make(chan struct{}, 1)
+	apply := func(t Table) error {
+		if err := proxy.SetTable(t); err != nil {
+			return err
+		}
+		poke(changed)
+		return nil
+	}
 	var tlsCfg *tls.Config
+	var certs *certificates
 	if httpsLn != nil {
 		host, httpPort := splitAddr(httpLn.Addr())
 		_, httpsPort := splitAddr(httpsLn.Addr())
-		certs, err := newCertificates(ctx, cfg.TLS, cfg.DataDir, proxy, log, host, httpPort, httpsPort)
+		certs, err = newCertificates(ctx, cfg.TLS, cfg.DataDir, proxy, log, host, httpPort, httpsPort, changed)
 		if err != nil {
 			return err
 		}
@@ -152,7 +160,8 @@ func Run(ctx context.Context, cfg Config) error {
 			if err := proxy.SetTable(t); err != nil {
 				return err
 			}
-			go certs.loadStored(ctx, t)
+			certs.manage(ctx, t)
+			poke(changed)
 			return nil
 		}
 	}
@@ -162,6 +171,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	go feeder.Run(ctx)
+	go reportCertificates(ctx, feeder, proxy, certs, changed)
 
 	errc := make(chan error, 3)
 	var servers []*http.Server

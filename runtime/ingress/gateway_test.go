@@ -45,6 +45,23 @@ type controlPlane struct {
 	pub    *Publisher
 	socket string
 	srv    *http.Server
+
+	mu     sync.Mutex
+	report *CertificateReport // the last certificate report received
+}
+
+// certificate returns the last reported state of hostname.
+func (cp *controlPlane) certificate(hostname string) (CertificateStatus, bool) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.report != nil {
+		for _, c := range cp.report.Certificates {
+			if c.Hostname == hostname {
+				return c, true
+			}
+		}
+	}
+	return CertificateStatus{}, false
 }
 
 func startControlPlane(t *testing.T, pub *Publisher, socket string) *controlPlane {
@@ -57,6 +74,12 @@ func startControlPlane(t *testing.T, pub *Publisher, socket string) *controlPlan
 	mux := http.NewServeMux()
 	mux.Handle(RoutesPath, pub)
 	cp := &controlPlane{pub: pub, socket: socket, srv: &http.Server{Handler: mux}}
+	mux.Handle(CertificatesPath, CertificateReceiver(func(_ context.Context, r CertificateReport) error {
+		cp.mu.Lock()
+		defer cp.mu.Unlock()
+		cp.report = &r
+		return nil
+	}))
 	go cp.srv.Serve(ln)
 	t.Cleanup(func() { cp.srv.Close() })
 	return cp

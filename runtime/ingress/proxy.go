@@ -34,14 +34,11 @@ type Proxy struct {
 	table   atomic.Pointer[Table]
 	matcher atomic.Pointer[Matcher]
 	ups     *upstreams
-	rp      *httputil.ReverseProxy
 
 	// hasCertificate reports whether HTTPS is available for a hostname,
 	// so plain HTTP for it is redirected. Nil means never.
 	hasCertificate func(host string) bool
 }
-
-type ctxKey struct{}
 
 // NewProxy returns a Proxy with an empty table. Its background resolvers
 // stop when ctx ends. A nil resolver means net.DefaultResolver.
@@ -49,28 +46,8 @@ func NewProxy(ctx context.Context, log *slog.Logger, resolver Resolver) *Proxy {
 	if resolver == nil {
 		resolver = net.DefaultResolver
 	}
-	p := &Proxy{
-		log: log,
-		ups: &upstreams{ctx: ctx, resolver: resolver, log: log},
-	}
-	p.rp = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme = "http"
-			// The balancer replaces the host with a task address.
-			pr.Out.URL.Host = "backend"
-			pr.Out.Host = pr.In.Host
-			// Rewrite mode has already dropped the client's own
-			// X-Forwarded-* headers: only ours reach the backend.
-			pr.SetXForwarded()
-		},
-		Transport:    balancer{},
-		BufferPool:   bufferPool{},
-		ErrorHandler: p.proxyError,
-		// FlushInterval 0: ReverseProxy already flushes every write of
-		// responses without a Content-Length and of text/event-stream,
-		// which is what streams and SSE need, while ordinary responses
-		// are not flushed write by write.
-	}
+	p := &Proxy{log: log}
+	p.ups = &upstreams{ctx: ctx, resolver: resolver, log: log, proxy: p.reverseProxy}
 	empty := &Table{}
 	p.table.Store(empty)
 	p.matcher.Store(NewMatcher(empty))
@@ -130,7 +107,32 @@ func (p *Proxy) serve(l Listener, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := p.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
-	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, u)))
+	u.proxy.ServeHTTP(w, r)
+}
+
+// reverseProxy returns the ReverseProxy of one upstream. Each upstream has
+// its own, whose transport is that upstream's balancer, so a request
+// needs no per-request context value (and no copy of the request) to find
+// its backends.
+func (p *Proxy) reverseProxy(transport http.RoundTripper) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = "http"
+			// The balancer replaces the host with a task address.
+			pr.Out.URL.Host = "backend"
+			pr.Out.Host = pr.In.Host
+			// Rewrite mode has already dropped the client's own
+			// X-Forwarded-* headers: only ours reach the backend.
+			pr.SetXForwarded()
+		},
+		Transport:    transport,
+		BufferPool:   bufferPool{},
+		ErrorHandler: p.proxyError,
+		// FlushInterval 0: ReverseProxy already flushes every write of
+		// responses without a Content-Length and of text/event-stream,
+		// which is what streams and SSE need, while ordinary responses
+		// are not flushed write by write.
+	}
 }
 
 func redirect(w http.ResponseWriter, to string, status int) {
@@ -165,16 +167,16 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 
 var errNoBackend = errors.New("no running backend for this route")
 
-// balancer is the proxy's RoundTripper: it picks a task address of the
-// request's upstream and moves on to the next address when a connection
-// cannot be made (or, for idempotent requests, breaks before a response),
-// so a task that is going away costs no request.
-type balancer struct{}
+// balancer is an upstream's RoundTripper: it picks a task address of the
+// upstream and moves on to the next address when a connection cannot be
+// made (or, for idempotent requests, breaks before a response), so a task
+// that is going away costs no request.
+type balancer struct{ u *upstream }
 
 const maxAttempts = 3
 
-func (balancer) RoundTrip(req *http.Request) (*http.Response, error) {
-	u := req.Context().Value(ctxKey{}).(*upstream)
+func (b balancer) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := b.u
 	select {
 	case <-u.resolved:
 	case <-req.Context().Done():
@@ -189,6 +191,7 @@ func (balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer body.rc.Close()
 	}
 	idempotent := isIdempotent(req)
+	direct := canGoDirect(req, idempotent)
 	var triedBuf [maxAttempts]*endpoint
 	tried := triedBuf[:0]
 	for {
@@ -198,7 +201,13 @@ func (balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, errNoBackend
 		}
 		req.URL.Host = e.addr
-		resp, err := u.transport.RoundTrip(req)
+		var resp *http.Response
+		var err error
+		if direct {
+			resp, err = u.roundTripDirect(req, e)
+		} else {
+			resp, err = u.transport.RoundTrip(req)
+		}
 		if err == nil {
 			return resp, nil
 		}

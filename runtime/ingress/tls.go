@@ -50,15 +50,28 @@ type certificates struct {
 	operator map[string]*tls.Certificate
 	ca       *localCA
 
-	mu      sync.Mutex
-	checked map[string]bool // hostnames already looked up in storage
+	// changed is poked whenever a certificate's state may have moved,
+	// so the report to the control plane goes out without waiting.
+	changed chan<- struct{}
+
+	mu       sync.Mutex
+	managing map[string]context.CancelFunc // hostnames being obtained or kept
+	attempts map[string]acmeAttempt        // the last ACME activity per hostname
+}
+
+// acmeAttempt is what certmagic last said about obtaining or renewing a
+// hostname's certificate.
+type acmeAttempt struct {
+	running bool
+	lastErr string
 }
 
 // newCertificates sets up TLS. listenHost, httpPort and httpsPort are where
 // the gateway's own listeners are, so certmagic's challenge solvers find the
 // ports taken and leave the answering to the gateway's handlers.
-func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy, log *slog.Logger, listenHost string, httpPort, httpsPort int) (*certificates, error) {
-	c := &certificates{proxy: p, log: log, operator: map[string]*tls.Certificate{}, checked: map[string]bool{}}
+func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy, log *slog.Logger, listenHost string, httpPort, httpsPort int, changed chan<- struct{}) (*certificates, error) {
+	c := &certificates{proxy: p, log: log, operator: map[string]*tls.Certificate{}, changed: changed,
+		managing: map[string]context.CancelFunc{}, attempts: map[string]acmeAttempt{}}
 	if o.CertDir != "" {
 		if err := c.loadOperatorCerts(o.CertDir); err != nil {
 			return nil, err
@@ -93,6 +106,7 @@ func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy
 		cfg = certmagic.New(c.cache, certmagic.Config{
 			Storage:  &certmagic.FileStorage{Path: filepath.Join(dataDir, "certmagic")},
 			OnDemand: &certmagic.OnDemandConfig{DecisionFunc: c.allowACME},
+			OnEvent:  c.onEvent,
 			Logger:   zl,
 		})
 		c.issuer = certmagic.NewACMEIssuer(cfg, certmagic.ACMEIssuer{
@@ -185,32 +199,127 @@ func (c *certificates) hasPublicCertificate(host string) bool {
 	return c.cache != nil && len(c.cache.AllMatchingCertificates(host)) > 0
 }
 
-// loadStored puts certificates obtained before a restart back into the
-// cache (certmagic then renews them), so plain HTTP for those names is
-// redirected at once rather than after the first HTTPS visitor. Each name
-// is looked up once per process.
-func (c *certificates) loadStored(ctx context.Context, t Table) {
+// manage starts ACME for every public exact hostname of t that is new to
+// this process, without waiting for a first HTTPS visitor: a certificate
+// obtained before a restart is loaded from storage (so plain HTTP for it is
+// redirected at once), any other is obtained in the background, retried
+// with certmagic's backoff while it fails, and renewed once cached.
+// Hostnames that left the table stop being retried.
+func (c *certificates) manage(ctx context.Context, t Table) {
 	if c.magic == nil {
 		return
 	}
+	want := make(map[string]bool, len(t.Routes))
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, r := range t.Routes {
-		if r.Visibility != VisibilityPublic || strings.HasPrefix(r.Hostname, "*.") {
+		if r.Visibility != VisibilityPublic || strings.HasPrefix(r.Hostname, "*.") || c.operatorCert(r.Hostname) != nil {
 			continue
 		}
-		c.mu.Lock()
-		seen := c.checked[r.Hostname]
-		c.checked[r.Hostname] = true
-		c.mu.Unlock()
-		if seen || len(c.cache.AllMatchingCertificates(r.Hostname)) > 0 {
+		want[r.Hostname] = true
+		if c.managing[r.Hostname] != nil {
 			continue
 		}
-		if !c.magic.Storage.Exists(ctx, certmagic.StorageKeys.SiteCert(c.issuer.IssuerKey(), r.Hostname)) {
-			continue
-		}
-		if _, err := c.magic.CacheManagedCertificate(ctx, r.Hostname); err != nil {
-			c.log.Warn("load stored certificate", "hostname", r.Hostname, "err", err)
+		mctx, cancel := context.WithCancel(ctx)
+		c.managing[r.Hostname] = cancel
+		go c.obtain(mctx, r.Hostname)
+	}
+	for name, cancel := range c.managing {
+		if !want[name] {
+			cancel()
+			delete(c.managing, name)
+			delete(c.attempts, name)
 		}
 	}
+}
+
+func (c *certificates) obtain(ctx context.Context, name string) {
+	defer c.poke()
+	if len(c.cache.AllMatchingCertificates(name)) > 0 {
+		return
+	}
+	if c.magic.Storage.Exists(ctx, certmagic.StorageKeys.SiteCert(c.issuer.IssuerKey(), name)) {
+		if _, err := c.magic.CacheManagedCertificate(ctx, name); err == nil {
+			return
+		} else {
+			c.log.Warn("load stored certificate", "hostname", name, "err", err)
+		}
+	}
+	if err := c.magic.ObtainCertAsync(ctx, name); err != nil {
+		if ctx.Err() == nil {
+			c.log.Warn("obtain certificate", "hostname", name, "err", err)
+		}
+		return
+	}
+	if _, err := c.magic.CacheManagedCertificate(ctx, name); err != nil {
+		c.log.Warn("load obtained certificate", "hostname", name, "err", err)
+	}
+}
+
+// onEvent follows certmagic's obtain and renew attempts (its own ones,
+// on-demand ones during handshakes, and renewals) for the state report.
+func (c *certificates) onEvent(_ context.Context, event string, data map[string]any) error {
+	name, _ := data["identifier"].(string)
+	if name == "" {
+		return nil
+	}
+	c.mu.Lock()
+	a := c.attempts[name]
+	switch event {
+	case "cert_obtaining":
+		a.running = true
+	case "cert_obtained":
+		a = acmeAttempt{}
+	case "cert_failed":
+		a.running = false
+		a.lastErr = fmt.Sprint(data["error"])
+	default:
+		c.mu.Unlock()
+		return nil
+	}
+	c.attempts[name] = a
+	c.mu.Unlock()
+	c.poke()
+	return nil
+}
+
+func (c *certificates) poke() { poke(c.changed) }
+
+// status says how HTTPS serves route r now.
+func (c *certificates) status(r *Route) CertificateStatus {
+	s := CertificateStatus{Hostname: r.Hostname, State: CertificateNone}
+	if c == nil || r.Visibility != VisibilityPublic {
+		return s
+	}
+	if crt := c.operatorCert(r.Hostname); crt != nil {
+		s.State, s.ExpiresAt = CertificateOperator, &crt.Leaf.NotAfter
+		return s
+	}
+	if c.magic != nil && !strings.HasPrefix(r.Hostname, "*.") {
+		for _, crt := range c.cache.AllMatchingCertificates(r.Hostname) {
+			if crt.Leaf != nil && (s.ExpiresAt == nil || crt.Leaf.NotAfter.After(*s.ExpiresAt)) {
+				s.State, s.ExpiresAt = CertificateIssued, &crt.Leaf.NotAfter
+			}
+		}
+		c.mu.Lock()
+		a := c.attempts[r.Hostname]
+		c.mu.Unlock()
+		s.LastError = a.lastErr
+		switch {
+		case s.State == CertificateIssued:
+		case a.lastErr != "":
+			// Stays failed while certmagic retries, until one succeeds.
+			s.State = CertificateFailed
+		default:
+			// Obtaining, or about to: manage starts every public name.
+			s.State = CertificatePending
+		}
+		return s
+	}
+	if c.ca != nil {
+		s.State = CertificateInternal
+	}
+	return s
 }
 
 func (c *certificates) tlsConfig() *tls.Config {

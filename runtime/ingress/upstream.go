@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"slices"
 	"strconv"
 	"sync"
@@ -42,6 +43,7 @@ type upstreamKey struct {
 type endpoint struct {
 	addr      string
 	downUntil atomic.Int64 // unix nanoseconds
+	pool      connPool     // the direct path's idle connections
 }
 
 // upstream is the resolved, balanced set of task addresses of one service
@@ -52,6 +54,8 @@ type upstream struct {
 	resolver  Resolver
 	log       *slog.Logger
 	transport *http.Transport
+	dialer    *net.Dialer
+	proxy     *httputil.ReverseProxy // with this upstream's balancer
 
 	endpoints atomic.Pointer[[]*endpoint]
 	next      atomic.Uint64
@@ -71,9 +75,9 @@ func newUpstream(key upstreamKey, resolver Resolver, log *slog.Logger) *upstream
 		resolved: make(chan struct{}),
 		kick:     make(chan struct{}, 1),
 	}
-	dialer := &net.Dialer{Timeout: key.timeouts.connect(), KeepAlive: 30 * time.Second}
+	u.dialer = &net.Dialer{Timeout: key.timeouts.connect(), KeepAlive: 30 * time.Second}
 	u.transport = &http.Transport{
-		DialContext:           dialer.DialContext,
+		DialContext:           u.dialer.DialContext,
 		MaxIdleConns:          0,
 		MaxIdleConnsPerHost:   512,
 		IdleConnTimeout:       60 * time.Second,
@@ -96,6 +100,11 @@ func newUpstream(key upstreamKey, resolver Resolver, log *slog.Logger) *upstream
 func (u *upstream) run(ctx context.Context, done func()) {
 	defer done()
 	defer u.transport.CloseIdleConnections()
+	defer func() {
+		for _, e := range *u.endpoints.Load() {
+			e.pool.closeAll()
+		}
+	}()
 	t := time.NewTicker(resolveEvery)
 	defer t.Stop()
 	u.resolve(ctx)
@@ -154,6 +163,11 @@ func (u *upstream) resolve(ctx context.Context) {
 		}
 	}
 	u.endpoints.Store(&next)
+	for _, e := range old {
+		if !slices.Contains(next, e) {
+			e.pool.closeAll()
+		}
+	}
 	u.log.Debug("backends changed", "addrs", addrs)
 }
 
@@ -202,6 +216,8 @@ type upstreams struct {
 	ctx      context.Context
 	resolver Resolver
 	log      *slog.Logger
+	// proxy makes an upstream's ReverseProxy around its balancer.
+	proxy func(http.RoundTripper) *httputil.ReverseProxy
 
 	// set is read on every request, so lookups take no lock; mu only
 	// serialises creation.
@@ -221,6 +237,7 @@ func (us *upstreams) get(key upstreamKey) *upstream {
 		return v.(*upstream)
 	}
 	u := newUpstream(key, us.resolver, us.log)
+	u.proxy = us.proxy(balancer{u})
 	us.set.Store(key, u)
 	go u.run(us.ctx, func() { us.set.CompareAndDelete(key, u) })
 	return u

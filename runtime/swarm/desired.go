@@ -48,6 +48,14 @@ const (
 	DefaultJobTimeout      = 300
 	DefaultFileMode        = 0o444
 	DefaultStopGracePeriod = 10 * time.Second
+	// RestartMaxAttempts and RestartWindow bound how often Swarm restarts
+	// a service's failing task: at most RestartMaxAttempts restarts in any
+	// RestartWindow, counted afresh for each spec version. Unbounded, the
+	// restart supervisor would retry the new task of a paused start-first
+	// rollout forever, and the orchestrator could then retire the previous
+	// task that still serves (docs/deployments.md, "Failed rollouts").
+	RestartMaxAttempts = 5
+	RestartWindow      = 10 * time.Minute
 	// TelemetryPath is where a telemetry receiver finds its socket.
 	TelemetryPath = "/run/slipway/telemetry"
 	// IngressProxiesEnv is injected into routed services.
@@ -98,6 +106,11 @@ type DesiredInput struct {
 	// then runs as TelemetryUser ("uid:gid", the daemon's user).
 	TelemetryDir  string
 	TelemetryUser string
+
+	// Links are the link networks the environment's services join now
+	// (Driver.EnvLinks): a deployment keeps them, and the links_reconcile
+	// job changes them. They do not count in a service's spec hash.
+	Links []LinkAttachment
 
 	// Probe overrides the embedded probe binary (tests only).
 	Probe []byte
@@ -348,8 +361,9 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 		TaskTemplate: swarm.TaskSpec{
 			ContainerSpec: cs,
 			Resources:     resources(svc.Resources),
-			// A service is long-running: it restarts whatever its exit code.
-			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionAny, Delay: durationPtr(5 * time.Second), MaxAttempts: new(uint64)},
+			// A service is long-running: it restarts whatever its exit code,
+			// but only so often per spec version (RestartMaxAttempts).
+			RestartPolicy: restartPolicy(),
 			Networks:      networks,
 		},
 		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &replicas}},
@@ -367,6 +381,7 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 	hash := specHash(spec)
 	spec.Labels[LabelSpecHash] = hash
 	spec.Labels[LabelDeployment] = b.in.DeploymentID
+	spec.TaskTemplate.Networks = append(spec.TaskTemplate.Networks, linkAttachmentsFor(b.in.Links, svc.Name, false)...)
 	return ServiceSpec{
 		Service:         svc.Name,
 		DependsOn:       svc.DependsOn,
@@ -552,7 +567,7 @@ func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec,
 			// One attempt: a failed job fails the deployment.
 			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
 			// No alias: a job does not answer for its service's name.
-			Networks: []swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}},
+			Networks: append([]swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}}, linkAttachmentsFor(b.in.Links, job.Service, true)...),
 		},
 		Mode:         swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
 		EndpointSpec: &swarm.EndpointSpec{Mode: swarm.ResolutionModeDNSRR},
@@ -634,4 +649,12 @@ func sortedValues[T any](m map[string]T, key func(T) string) []T {
 	}
 	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
 	return out
+}
+
+// restartPolicy is every service's: restart on any exit, 5 s apart, at most
+// RestartMaxAttempts times in RestartWindow.
+func restartPolicy() *swarm.RestartPolicy {
+	attempts := uint64(RestartMaxAttempts)
+	return &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionAny, Delay: durationPtr(5 * time.Second),
+		MaxAttempts: &attempts, Window: durationPtr(RestartWindow)}
 }

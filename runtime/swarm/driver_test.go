@@ -282,11 +282,10 @@ func TestDriver_FailedUpdateIsPausedAndOldKeepsServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// When Swarm pauses the rollout the previous task still runs. (Its
-	// desired state may already be shutdown: Swarm's restart supervisor
-	// keeps retrying the failed replacement, and the orchestrator can then
-	// retire the old task. That is why a failed rollout is a failed
-	// deployment and the environment's rollback policy applies.)
+	// When Swarm pauses the rollout the previous task still runs, and
+	// keeps running: the restart policy retries the failed replacement
+	// only RestartMaxAttempts times (TestDriver_PausedRolloutStopsRetrying,
+	// docs/deployments.md).
 	if task.Status.State != swarm.TaskStateRunning {
 		t.Fatalf("the previous task is %s (desired %s) when the rollout is paused; it should still be serving", task.Status.State, task.DesiredState)
 	}

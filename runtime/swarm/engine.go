@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/docker/docker/api/types/container"
@@ -10,6 +9,8 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/runtime/docker"
 )
 
 // Engine is the part of the Docker Engine API the driver uses. Every
@@ -42,13 +43,6 @@ type Engine interface {
 
 var _ Engine = (*client.Client)(nil)
 
-// NewEngine connects to the Docker Engine named by the environment
-// (DOCKER_HOST, or the default socket) and negotiates the API version, so a
-// 20.10 engine (API 1.41) is spoken to in its own version.
-func NewEngine() (*client.Client, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err != nil {
-		return nil, fmt.Errorf("docker client: %w", err)
-	}
-	return cli, nil
-}
+// NewEngine is the client of runtime/docker.Connect: the one engine the
+// driver, image builds and the gateway all share.
+func NewEngine() (*client.Client, error) { return docker.Connect() }

@@ -183,12 +183,44 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	if replicas := eval("read the replicas", `document.querySelector('[data-testid="service-replicas"]').textContent.trim()`); !strings.HasPrefix(replicas, "1/1") {
 		t.Errorf("overview replicas %q, want 1/1 running", replicas)
 	}
+	// The service's output, read from Docker through the logs page; with
+	// follow the log block refreshes itself in place.
+	run("service logs",
+		chromedp.Click(css(`[data-testid="service-logs-link"]`)),
+		chromedp.WaitVisible(css(`[data-testid="service-logs-form"]`)),
+		chromedp.Click(css(`[data-testid="service-logs-follow"]`)),
+		chromedp.Submit(css(`[data-testid="service-logs-form"]`)),
+		chromedp.WaitVisible(css(`[data-testid="service-logs"][data-follow="true"]`)),
+	)
+	eval("mark the logs page", `window.__slipwayLogsNoReload = "yes"; document.querySelector('[data-testid="service-logs"]').dataset.stale = "yes"; "ok"`)
+	// The followed block is swapped for a fresh one (without the marker)
+	// that shows the service's output.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const s = document.querySelector('[data-testid="service-logs"]'); return !!s && s.dataset.stale !== "yes" && s.textContent.includes("listening on"); })()`,
+		chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		fail("logs follow", err)
+	}
+	run("logs followed", shot("07-service-logs"))
+	if marker := eval("read the logs marker", `String(window.__slipwayLogsNoReload)`); marker != "yes" {
+		t.Fatal("the logs page reloaded while following")
+	}
 	run("narrow screen",
 		chromedp.EmulateViewport(375, 800),
 		chromedp.Navigate(base+appPath+"/manifest"),
 		chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
-		shot("07-manifest-375px"),
+		shot("08-manifest-375px"),
 	)
+	// The other tabs at 375 px: nothing wider than the screen (tables
+	// scroll inside their own box).
+	for i, tab := range []string{"environments", "previews", "links", "settings"} {
+		run("narrow "+tab,
+			chromedp.Navigate(base+appPath+"/"+tab),
+			chromedp.WaitVisible(css(`[data-testid="tab-`+tab+`"][aria-current="page"]`)),
+			shot(fmt.Sprintf("%02d-%s-375px", 9+i, tab)),
+		)
+		if w := eval("measure "+tab, `String(document.documentElement.scrollWidth)`); w != "375" {
+			t.Errorf("%s is %s px wide at a 375 px viewport", tab, w)
+		}
+	}
 }
 
 // browserContext starts headless Chromium with a fresh profile.

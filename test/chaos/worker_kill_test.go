@@ -3,11 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,54 +15,9 @@ import (
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
-
-// slipwayBinary returns the binary under test: SLIPWAY_BIN (make test sets
-// it), or one built for this test.
-func slipwayBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("SLIPWAY_BIN"); bin != "" {
-		return bin
-	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	bin := filepath.Join(t.TempDir(), "slipway")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/slipway")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build slipway: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// testSecretKey is the workers' key-encryption key in these tests.
-var testSecretKey = strings.Repeat("5a", 32)
-
-// startWorker runs `slipway worker` against the database.
-func startWorker(t *testing.T, bin, databaseURL, logName string) *exec.Cmd {
-	t.Helper()
-	logFile, err := os.Create(filepath.Join(t.TempDir(), logName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "worker")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+databaseURL, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_SECRET_KEY="+testSecretKey)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		if t.Failed() {
-			out, _ := os.ReadFile(logFile.Name())
-			t.Logf("%s:\n%s", logName, out)
-		}
-	})
-	return cmd
-}
 
 // TestWorkerKilledMidRolloutResumes kills the worker with SIGKILL while a
 // deployment rolls out, starts another worker, and checks that the
@@ -75,7 +25,7 @@ func startWorker(t *testing.T, bin, databaseURL, logName string) *exec.Cmd {
 func TestWorkerKilledMidRolloutResumes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bin := slipwayBinary(t)
+	bin := chaostest.Binary(t)
 	url := storetest.NewDatabaseURL(t)
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
@@ -154,8 +104,8 @@ command = ["/app", "--print", "migrated"]
 		_, _ = d.RemoveVolumes(ctx, ref)
 	})
 
-	first := startWorker(t, bin, url, "worker-1.log")
-	waitFor(t, 3*time.Minute, "the deployment to roll out web", func() bool {
+	first := chaostest.StartWorker(t, bin, url, "worker-1")
+	chaostest.WaitFor(t, 3*time.Minute, "the deployment to roll out web", func() bool {
 		d, err := st.GetDeployment(ctx, team.ID, dep.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -167,14 +117,11 @@ command = ["/app", "--print", "migrated"]
 		s := p.Find("rollout:web")
 		return d.State == store.StateRollingOut && s != nil && s.State == jobs.StepRunning
 	})
-	if err := first.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = first.Process.Wait()
+	first.Kill()
 
-	startWorker(t, bin, url, "worker-2.log")
+	chaostest.StartWorker(t, bin, url, "worker-2")
 	var final store.Deployment
-	waitFor(t, 4*time.Minute, "the deployment to finish after the restart", func() bool {
+	chaostest.WaitFor(t, 4*time.Minute, "the deployment to finish after the restart", func() bool {
 		final, err = st.GetDeployment(ctx, team.ID, dep.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -184,29 +131,9 @@ command = ["/app", "--print", "migrated"]
 	if final.State != store.StateSucceeded {
 		t.Fatalf("deployment %s: %s %s\nsteps %s", final.State, final.ErrorCode, final.ErrorMessage, final.Steps)
 	}
-	events, err := st.ListEvents(ctx, team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: dep.ID, Limit: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs := 0
-	for _, e := range events {
-		if e.Verb == "job.succeeded" {
-			runs++
-		}
-	}
+	runs := jobRuns(t, st, team.ID, dep.ID)
 	if runs != 1 {
 		t.Fatalf("the migrate job succeeded %d times, want exactly once", runs)
 	}
-	summary.Line(t, "faults: 1 scenario survived (worker killed with SIGKILL mid-rollout: deployment %s resumed and succeeded, its job ran once)", dep.ID)
-}
-
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	summary.Fault(t, "worker SIGKILLed mid-rollout", "deployment %s resumed and succeeded, its job ran once", dep.ID)
 }

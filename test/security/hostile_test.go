@@ -262,7 +262,7 @@ func TestHostileInputs(t *testing.T) {
 // hostileBuildPaths prove those checks), or which reach Docker only as a
 // JSON field of the Engine API (the build target).
 var carriedByBuild = map[string]bool{
-	"git repository URL": true, // file:// URLs are accepted by design; see docs/security.md
+	"git repository URL": true, // file:// is the installation's choice: refused by service.ApplyManifest and runtime/build unless [git] allow_file_urls
 	"git branch":         true,
 	"environment branch": true,
 	"Dockerfile path":    true,
@@ -327,20 +327,28 @@ func buildField(err error, field string) bool {
 func hostileGit(t *testing.T, c *tally, payloads []string) {
 	ctx := context.Background()
 	repoURL := gitFixture(t)
-	if _, err := build.ResolveCommit(ctx, repoURL, "main", "", build.Auth{}); err != nil {
+	// The fixture is file://, so the installation switch is on here; the
+	// URL payloads are tried with it off (the default) and on.
+	local := build.Auth{AllowFileURLs: true}
+	if _, err := build.ResolveCommit(ctx, repoURL, "main", "", local); err != nil {
 		t.Fatalf("the fixture repository does not resolve: %v", err)
 	}
+	if _, err := build.ResolveCommit(ctx, repoURL, "main", "", build.Auth{}); !buildField(err, "url") {
+		c.unsafe++
+		t.Errorf("a file:// repository resolved with allow_file_urls off: %v", err)
+	}
 	for _, p := range payloads {
-		_, err := build.ResolveCommit(ctx, p, "main", "", build.Auth{})
-		// file:// URLs are allowed; one naming a non-repository is carried
-		// to go-git, read in-process, and fails as unreachable.
-		ok := buildField(err, "url")
-		c.check(t, ok, "git URL %q: %v", p, err)
+		for _, auth := range []build.Auth{{}, local} {
+			_, err := build.ResolveCommit(ctx, p, "main", "", auth)
+			// With the switch on, a file:// URL naming a non-repository is
+			// carried to go-git, read in-process, and fails as unreachable.
+			c.check(t, buildField(err, "url"), "git URL %q (file URLs allowed: %t): %v", p, auth.AllowFileURLs, err)
+		}
 
-		_, err = build.ResolveCommit(ctx, repoURL, p, "", build.Auth{})
+		_, err := build.ResolveCommit(ctx, repoURL, p, "", local)
 		c.check(t, buildField(err, "branch"), "git branch %q: %v", p, err)
 
-		_, err = build.ResolveCommit(ctx, repoURL, "", p, build.Auth{})
+		_, err = build.ResolveCommit(ctx, repoURL, "", p, local)
 		c.check(t, buildField(err, "commit"), "git commit %q: %v", p, err)
 	}
 }
@@ -360,9 +368,9 @@ func hostileBuildPaths(t *testing.T, c *tally, payloads []string) {
 	b := &build.Builder{Installation: "security-test"}
 	for _, p := range append(payloads, "escape/passwd", "/etc/passwd") {
 		_, err := b.Build(context.Background(), build.BuildRequest{Checkout: co, Dockerfile: p})
-		c.check(t, buildField(err, "dockerfile") || knownPathDefect(t, p, err), "Dockerfile %q: %v", p, err)
+		c.check(t, buildField(err, "dockerfile"), "Dockerfile %q: %v", p, err)
 		_, err = b.Build(context.Background(), build.BuildRequest{Checkout: co, Context: p})
-		c.check(t, buildField(err, "context") || knownPathDefect(t, p, err), "build context %q: %v", p, err)
+		c.check(t, buildField(err, "context"), "build context %q: %v", p, err)
 	}
 }
 
@@ -392,7 +400,7 @@ func hostileHTTP(t *testing.T, c *tally, payloads []string) {
 		case 422:
 			c.check(t, r.testid("error-team").Text() != "", "team name %q refused without a field error", p)
 		default:
-			c.check(t, knownNULDefect(t, p, r.status), "team name %q: status %d", p, r.status)
+			c.check(t, false, "team name %q: status %d", p, r.status)
 		}
 
 		// Token names: the same, in the token list.
@@ -404,7 +412,28 @@ func hostileHTTP(t *testing.T, c *tally, payloads []string) {
 		case 422:
 			c.check(t, r.testid("error-name").Text() != "", "token name %q refused without a field error", p)
 		default:
-			c.check(t, knownNULDefect(t, p, r.status), "token name %q: status %d", p, r.status)
+			c.check(t, false, "token name %q: status %d", p, r.status)
+		}
+
+		// The first-run form checks the team name before it finds the
+		// installation set up (a redirect to the login page).
+		r = s.post(t, "/setup", url.Values{"email": {"first@example.com"}, "team": {p}, "password": {"correct horse battery"}})
+		c.check(t, r.status == 303 || r.status == 422 && r.testid("error-team").Text() != "", "setup team name %q: status %d", p, r.status)
+		r = s.post(t, "/setup", url.Values{"email": {p}, "team": {"Acme"}, "password": {"correct horse battery"}})
+		c.check(t, r.status == 422 && r.testid("error-email").Text() != "", "setup e-mail %q: status %d", p, r.status)
+
+		// Log-in e-mails are looked up, never stored: a wrong address is
+		// refused or fails like a wrong password, never with a 500.
+		r = s.post(t, "/login", url.Values{"email": {p}, "password": {"correct horse battery"}})
+		c.check(t, r.status == 401 || r.status == 429 || r.status == 422 && r.testid("error-email").Text() != "", "login e-mail %q: status %d", p, r.status)
+
+		// API tokens: created and listed verbatim, or refused naming the field.
+		a := s.api(t, "POST", "/api/v1/tokens", `{"name":`+jsonString(p)+`,"scopes":["apps:read"]}`)
+		switch a.status {
+		case 201:
+			c.check(t, strings.Contains(s.api(t, "GET", "/api/v1/tokens", "").raw, jsonString(strings.TrimSpace(p))[1:]), "API token name %q not listed verbatim", p)
+		default:
+			c.check(t, a.status == 422 && a.field() == "name" && a.code() != "", "API token name %q: %s", p, a.raw)
 		}
 
 		// Invitation e-mails must be addresses.
@@ -414,38 +443,21 @@ func hostileHTTP(t *testing.T, c *tally, payloads []string) {
 		c.check(t, r.status == 422 && r.testid("error-role").Text() != "", "invitation role %q: status %d", p, r.status)
 
 		// The JSON API: application names are refused naming the field.
-		a := s.api(t, "POST", "/api/v1/applications", `{"name":`+jsonString(p)+`}`)
+		a = s.api(t, "POST", "/api/v1/applications", `{"name":`+jsonString(p)+`}`)
 		c.check(t, a.status == 422 && a.field() == "name" && a.code() != "", "API application name %q: %s", p, a.raw)
+
+		// A git source naming a file:// repository is refused by the
+		// API's apply while [git] allow_file_urls is off (the default).
+		if strings.HasPrefix(p, "file://") {
+			doc := `{"api_version":"slipway.dev/v1alpha1","kind":"Application","metadata":{"name":"files"},"spec":{"services":[` +
+				`{"name":"web","source":{"type":"git","repository":{"url":` + jsonString(p) + `,"branch":"main"},"build":{"type":"docker"}}}]}}`
+			a := s.api(t, "POST", "/api/v1/applications/apply", doc)
+			c.check(t, a.status == 422 && strings.Contains(a.raw, `"file_url_disabled"`) && strings.Contains(a.raw, "spec.services[0].source.repository.url"),
+				"API apply of a file:// repository %q: %s", p, a.raw)
+		}
 
 		// Unknown JSON keys are refused, naming the key.
 		a = s.api(t, "POST", "/api/v1/applications", `{"name":"ok",`+jsonString(p)+`:1}`)
 		c.check(t, a.status == 400 && a.code() == "field_unknown", "API unknown key %q: %s", p, a.raw)
 	}
-}
-
-// knownNULDefect accepts a defect found by this table and reported in
-// docs/security.md: a NUL byte in a free-text name (or a webhook's JSON)
-// reaches Postgres, which refuses it, and the caller gets a 500 instead of
-// a field error. Nothing is stored or queued, so it is not unsafe; it is
-// logged so it stays visible.
-func knownNULDefect(t *testing.T, p string, status int) bool {
-	if status == 500 && strings.ContainsRune(p, 0) {
-		t.Logf("known defect: %q answers 500, not a field error", p)
-		return true
-	}
-	return false
-}
-
-// knownPathDefect accepts the second defect this table found, reported in
-// docs/security.md: a path holding NUL or longer than the file system's
-// name limit fails in lstat before runtime/build classifies it, so the
-// build is refused (nothing is read or sent to Docker) but the error is
-// not a build.Error naming the field.
-func knownPathDefect(t *testing.T, p string, err error) bool {
-	var be *build.Error
-	if err != nil && !errors.As(err, &be) && (strings.ContainsRune(p, 0) || len(p) > 255) {
-		t.Logf("known defect: build path %.40q refused without a field error: %.120v", p, err)
-		return true
-	}
-	return false
 }

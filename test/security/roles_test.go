@@ -47,8 +47,10 @@ func TestViewerCannotDeploy(t *testing.T) {
 }
 
 // TestInvitation_CannotRaiseRole: a viewer who gets hold of an admin
-// invitation link for their own team cannot use it to become admin; the
-// accept is refused and their role is unchanged.
+// invitation link for their own team, even one sent to their own address,
+// cannot use it to become admin; the accept is refused and their role is
+// unchanged. (A link sent to another address is refused before that; see
+// app/member_test.go TestInvitation_Accept.)
 func TestInvitation_CannotRaiseRole(t *testing.T) {
 	s := newSite(t)
 	ctx := context.Background()
@@ -61,7 +63,7 @@ func TestInvitation_CannotRaiseRole(t *testing.T) {
 	}
 	secret := auth.NewSecret(auth.InvitationPrefix)
 	if _, err := s.st.CreateInvitation(ctx, s.team.ID, store.InvitationParams{
-		Email: "newcomer@example.com", Role: store.RoleAdmin, TokenHash: store.HashToken(secret),
+		Email: "Viewer@Example.com", Role: store.RoleAdmin, TokenHash: store.HashToken(secret),
 		InvitedBy: s.user.ID, ExpiresAt: time.Now().Add(time.Hour),
 	}); err != nil {
 		t.Fatal(err)

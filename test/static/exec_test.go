@@ -21,6 +21,10 @@ var execAllowed = map[string]string{
 	"store/localpg/localpg.go":             "starts the private Postgres of `slipway dev` (initdb, postgres) with argument lists",
 	"runtime/swarm/swarmtest/swarmtest.go": "test helper: builds test images with the go toolchain",
 	"bench/gateway/main.go":                "benchmark: runs wrk and nginx",
+	"test/chaos/chaostest/chaostest.go":    "test helper: runs the slipway binary under test (serve, worker) with argument lists, and builds it with the go toolchain",
+	// A test file (allowed anyway), listed for its unusual reach.
+	"test/chaos/dockerd/dockerd_test.go": "fault test: restarts dockerd with the command line it was started with (or systemctl restart docker), only with SLIPWAY_CHAOS_DOCKERD=1",
+	"backup/backup.go":                   "slipway admin backup/restore: runs pg_dump and pg_restore with argument lists, the password in PGPASSWORD",
 }
 
 // execAllowedInTests are test files' reasons: git http-backend serving test

@@ -8,6 +8,7 @@ package summary
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -30,5 +31,8 @@ func Line(t testing.TB, format string, args ...any) {
 		return
 	}
 	defer f.Close()
+	// Fault rewrites the file under this lock; an append must not land
+	// in the middle of that.
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 	fmt.Fprintln(f, line)
 }

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func TestApplicationPages_Golden(t *testing.T) {
 	t.Parallel()
 	dev := views.Request{CSRF: "csrf-token-value", Team: views.TeamRef{ID: "team_a", Name: "Acme", Role: "developer"},
-		Scopes: map[string]bool{"apps:read": true, "apps:write": true, "apps:deploy": true}}
+		Scopes: map[string]bool{"apps:read": true, "apps:write": true, "apps:deploy": true, "logs:read": true}}
 	header := AppHeader{ID: "app_1", Name: "shop", Revision: 2}
 	running := partial.DeploymentView{
 		ID: "dep_1", ApplicationID: "app_1", Environment: "production", State: "rolling_out", Revision: 2,
@@ -35,8 +35,9 @@ func TestApplicationPages_Golden(t *testing.T) {
 	}
 	overview := []EnvironmentView{{
 		ID: "env_1", Name: "production", State: "deploying", Latest: &running, Live: true,
-		Services: []ServiceRow{{Name: "web", Replicas: "2", Running: "1", Health: "starting", Image: "registry.example/shop:2"}},
-		Routes:   []RouteRow{{Hostname: "shop.example.com", URL: "https://shop.example.com/", Target: "web:8080"}},
+		Services: []ServiceRow{{Name: "web", Replicas: "2", Running: "1", Health: "starting", Image: "registry.example/shop:2",
+			LogsURL: "/applications/app_1/environments/production/services/web/logs"}},
+		Routes: []RouteRow{{Hostname: "shop.example.com", URL: "https://shop.example.com/", Target: "web:8080"}},
 	}, {ID: "env_2", Name: "staging", State: "stopped", PromoteFrom: ""}}
 	editor := partial.EditorView{
 		ApplicationID: "app_1", ExpectedRevision: 2, Source: "api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\nreplicaz = 2\n",
@@ -48,9 +49,23 @@ func TestApplicationPages_Golden(t *testing.T) {
 		c    templ.Component
 	}{
 		{"application_overview", ApplicationOverview(withTab(header, "overview"), overview)},
-		{"deployment_detail", DeploymentDetail(withTab(header, "deployments"), running)},
+		{"deployment_detail", DeploymentDetail(withTab(header, "deployments"), withLogs(running))},
 		{"application_manifest", ApplicationManifest(withTab(header, "manifest"), ManifestView{Editor: editor,
 			Revisions: []RevisionRow{{Revision: 2, Author: "dev@example.com", Created: "2026-01-02 03:00 UTC"}, {Revision: 1, Author: "dev@example.com", Created: "2026-01-01 03:00 UTC"}}})},
+		{"application_environments", ApplicationEnvironments(withTab(header, "environments"), EnvironmentsTab{Envs: overview,
+			Errors: map[string]string{"settings:staging": "spec.environments.staging.visibility: must be public or private (invalid_value)"},
+			Scopes: []VariableScope{
+				{Key: "", Label: "Defaults", Rows: []VariableRow{{Name: "web_replicas", Value: "2", Type: "integer"}}},
+				{Key: "env:production", Label: "production", Error: "value: type a whole number such as 3, or choose the text type (not_an_integer)"},
+				{Key: "previews", Label: "Every preview"},
+			}})},
+		{"application_previews", ApplicationPreviews(withTab(header, "previews"), PreviewsTab{Rows: []PreviewRow{
+			{Slug: "shop-feat-login", Branch: "feat/login", State: "running", URL: "https://shop-feat-login.preview.example.com/", Deployment: "dep_9", Revision: 2, Deployed: "2026-01-02 03:04 UTC"},
+			{Slug: "shop-fix", Branch: "fix", State: "deleting"},
+		}})},
+		{"service_logs", ServiceLogs(withTab(header, "overview"), partial.ServiceLogsView{URL: "/applications/app_1/environments/production/services/web/logs",
+			DownloadURL: "/applications/app_1/environments/production/services/web/logs/download", Environment: "production", Service: "web",
+			Text: "listening on :8080\nGET / 200\n", Tail: 500, Follow: true})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,4 +93,9 @@ func TestApplicationPages_Golden(t *testing.T) {
 func withTab(h AppHeader, tab string) AppHeader {
 	h.Tab = tab
 	return h
+}
+
+func withLogs(d partial.DeploymentView) partial.DeploymentView {
+	d.Logs = []partial.LogLink{{Service: "web", URL: "/applications/app_1/environments/production/services/web/logs"}}
+	return d
 }

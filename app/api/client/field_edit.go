@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/slipwayhq/slipway/app/api"
 )
@@ -55,7 +56,11 @@ func (c *Client) edit(ctx context.Context, method, path string, in any, o EditOp
 		q.Set("deploy", "true")
 	}
 	if len(q) > 0 {
-		path += "?" + q.Encode()
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		path += sep + q.Encode()
 	}
 	h := http.Header{}
 	if o.ExpectedRevision != nil {

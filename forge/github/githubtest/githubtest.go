@@ -34,6 +34,10 @@ type Repo struct {
 	FullName      string
 	DefaultBranch string
 	Private       bool
+	// CloneURL is what the listing gives as clone_url; empty means
+	// <fake URL>/<full name>.git (which the fake does not serve). Tests that
+	// clone point it at a local repository (file://).
+	CloneURL string
 }
 
 // Comment is an issue comment held by the fake.
@@ -88,6 +92,7 @@ type Server struct {
 	manifestCodes map[string]bool
 	calls         []Call
 	failures      []*failure
+	down          int // while set, every request answers this status
 	nextID        int64
 }
 
@@ -175,6 +180,18 @@ func (s *Server) Fail(method, prefix string, status int, times int, header http.
 	s.failures = append(s.failures, &failure{method: method, prefix: prefix, status: status, header: header, left: times})
 }
 
+// Down makes every request answer status (an outage, say 503) until Up.
+func (s *Server) Down(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = status
+}
+
+// Up ends the outage Down started.
+func (s *Server) Up() {
+	s.Down(0)
+}
+
 // Calls returns every request received, in order.
 func (s *Server) Calls() []Call {
 	s.mu.Lock()
@@ -239,7 +256,13 @@ func (s *Server) routes() http.Handler {
 		s.mu.Lock()
 		s.calls = append(s.calls, Call{Method: r.Method, Path: r.URL.Path, Body: string(body)})
 		var fail *failure
+		if s.down != 0 {
+			fail = &failure{status: s.down}
+		}
 		for _, f := range s.failures {
+			if fail != nil {
+				break
+			}
 			if f.left > 0 && f.method == r.Method && strings.HasPrefix(r.URL.Path, f.prefix) {
 				f.left--
 				fail = f
@@ -358,9 +381,13 @@ func (s *Server) listRepos(w http.ResponseWriter, r *http.Request, installationI
 		if branch == "" {
 			branch = "main"
 		}
+		clone := rp.CloneURL
+		if clone == "" {
+			clone = s.URL + "/" + rp.FullName + ".git"
+		}
 		repos = append(repos, map[string]any{
 			"id": rp.ID, "full_name": rp.FullName, "default_branch": branch, "private": rp.Private,
-			"clone_url": s.URL + "/" + rp.FullName + ".git",
+			"clone_url": clone,
 		})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(in.repos), "repositories": repos})

@@ -27,6 +27,8 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/runtime/docker"
 )
 
 // LabelKey marks every Docker object a test creates; its value is unique
@@ -49,9 +51,9 @@ func Client(t testing.TB) *client.Client {
 // NewClient connects to the engine from the environment (DOCKER_HOST or the
 // default socket) and checks that it answers.
 func NewClient() (*client.Client, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	cli, err := docker.Connect()
 	if err != nil {
-		return nil, fmt.Errorf("create client: %w", err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

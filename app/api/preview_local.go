@@ -1,0 +1,46 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+)
+
+// SnapshotContentType is the body of POST .../previews/local: the bundle
+// `slipway preview deploy --local` writes (a v2 git bundle).
+const SnapshotContentType = "application/x-git-bundle"
+
+// PreviewLocalDeployed answers a local deploy: the preview of the
+// snapshot's branch and slot, the queued deployment, and the snapshot
+// commit with the base commit it was taken on.
+type PreviewLocalDeployed struct {
+	Preview
+	Commit string `json:"commit"`
+	Base   string `json:"base"`
+	// Created is true when the preview was created by this deploy.
+	Created bool `json:"created"`
+}
+
+// previewLocal deploys an uploaded worktree snapshot as the preview of its
+// branch and ?slot=; 202 with the queued deployment. The body is the raw
+// bundle, at most service.MaxSnapshotBytes (and the server's body limit).
+func (h *handler) previewLocal(c *fiber.Ctx) error {
+	pv, err := h.previewService(c)
+	if pv == nil {
+		return err
+	}
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	p, err := pv.DeployLocal(c.UserContext(), callerOf(c).actor(), h.enqueue, a.ID,
+		service.LocalPreviewRequest{Slot: c.Query("slot"), Bundle: c.Body()})
+	if err != nil {
+		return h.failPreview(c, err)
+	}
+	return c.Status(http.StatusAccepted).JSON(PreviewLocalDeployed{
+		Preview: newPreview(p.Preview), Commit: p.Commit, Base: p.Base, Created: p.Created,
+	})
+}

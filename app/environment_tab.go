@@ -1,0 +1,137 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+// This file builds the Environments tab and answers its edits (variables
+// and environment settings), which all go through service.EditManifest.
+
+// environmentsTab loads the tab; errs and notice come from an edit.
+func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[string]string, notice string) (page.EnvironmentsTab, error) {
+	envs, err := h.environmentPage(c, a.TeamID, a.ID)
+	if err != nil {
+		return page.EnvironmentsTab{}, err
+	}
+	t := page.EnvironmentsTab{Envs: envs, Errors: errs, Notice: notice}
+	m, _, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	if err != nil {
+		return t, err
+	}
+	if m == nil {
+		return t, nil
+	}
+	t.Scopes = append(t.Scopes, page.VariableScope{Key: "", Label: "Defaults", Hint: "Used by every environment and preview that sets no value of its own.", Rows: variableRows(m.Spec.Variables)})
+	for _, e := range envs {
+		t.Scopes = append(t.Scopes, page.VariableScope{Key: "env:" + e.Name, Label: e.Name, Rows: variableRows(m.Spec.Environments[e.Name].Variables)})
+	}
+	var previewVars map[string]manifest.Value
+	if m.Spec.Previews != nil {
+		previewVars = m.Spec.Previews.Variables
+		t.Previews = m.Spec.Previews.Visibility
+	}
+	t.Scopes = append(t.Scopes, page.VariableScope{Key: "previews", Label: "Every preview", Hint: "Previews use these over the defaults.", Rows: variableRows(previewVars)})
+	for i := range t.Scopes {
+		t.Scopes[i].Error = errs["vars:"+t.Scopes[i].Key]
+	}
+	return t, nil
+}
+
+func variableRows(vars map[string]manifest.Value) []page.VariableRow {
+	rows := make([]page.VariableRow, 0, len(vars))
+	for name, v := range vars {
+		typ := "text"
+		switch v.Interface().(type) {
+		case int64:
+			typ = "integer"
+		case bool:
+			typ = "boolean"
+		}
+		rows = append(rows, page.VariableRow{Name: name, Value: v.String(), Type: typ})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return rows
+}
+
+// editEnvironments applies edit to the saved manifest (based on the
+// revision the form showed) and shows the tab again: with the error at
+// errKey when refused, else with notice. A plain form post that worked is
+// redirected (post-redirect-get).
+func (h *handler) editEnvironments(c *fiber.Ctx, a store.Application, header page.AppHeader, errKey string, edit func(*manifest.Manifest) error, buildErr error, notice string) error {
+	var res service.ApplyResult
+	err := buildErr
+	if err == nil {
+		res, err = service.EditManifest(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, a.ID, formRevision(c), edit, false)
+	}
+	if msg, ok := editErrorMessage(err); ok {
+		t, lerr := h.environmentsTab(c, a, map[string]string{errKey: msg}, "")
+		if lerr != nil {
+			return lerr
+		}
+		return h.render(c, formErrorStatus(c), a.Name+" · Environments", page.ApplicationEnvironments(header, t))
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return redirect(c, "/applications/"+a.ID+"/environments")
+	}
+	if res.Unchanged {
+		notice = "Nothing changed: the manifest already says so."
+	} else {
+		notice += fmt.Sprintf(" Saved as revision %d; deploy to apply it.", res.Revision.Revision)
+	}
+	header.Revision = res.Revision.Revision
+	t, err := h.environmentsTab(c, a, nil, notice)
+	if err != nil {
+		return err
+	}
+	return h.render(c, http.StatusOK, a.Name+" · Environments", page.ApplicationEnvironments(header, t))
+}
+
+// formRevision is the revision the form was rendered from, so an edit
+// never silently overwrites a save made meanwhile; nil when absent.
+func formRevision(c *fiber.Ctx) *int64 {
+	var n int64
+	if _, err := fmt.Sscan(c.FormValue("revision"), &n); err != nil || n <= 0 {
+		return nil
+	}
+	return &n
+}
+
+// editErrorMessage turns a refused edit into the line shown beside the
+// form: every manifest error with its field path and code.
+func editErrorMessage(err error) (string, bool) {
+	if errs, ok := manifestErrorViews(err); ok {
+		parts := make([]string, len(errs))
+		for i, e := range errs {
+			parts[i] = fmt.Sprintf("%s: %s (%s)", e.Path, e.Message, e.Code)
+		}
+		return strings.Join(parts, "; "), true
+	}
+	var ie *service.InputError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("%s: %s (%s)", ie.Field, ie.Message, ie.Code), true
+	}
+	return "", false
+}
+
+// formErrorStatus is 422 for a plain form post; htmx only swaps 2xx
+// answers in, so its requests get 200 with the error inline.
+func formErrorStatus(c *fiber.Ctx) int {
+	if isFragment(c) {
+		return http.StatusOK
+	}
+	return http.StatusUnprocessableEntity
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/build"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// previewSettings is the configuration (file and environment) the preview
+// machinery reads ([previews] and [git]), or the defaults when it does not
+// load: a broken file is reported by the command that loads it for real.
+func previewSettings(logger *slog.Logger) config.Config {
+	cfg, err := config.Options{}.Load()
+	if err != nil {
+		logger.Warn("previews: using the default [previews] limits", "error", err)
+		return config.Default()
+	}
+	return cfg
+}
+
+// previewHeads lists branch heads for preview branch states: reads of one
+// repository that arrive while a listing runs share it.
+var previewHeads build.Lister
+
+// newPreviewService builds the preview machinery the API, the dashboard
+// and the GitHub flow share.
+func newPreviewService(st *store.Store, cfg config.Config) *service.Previews {
+	auth := build.Auth{AllowFileURLs: cfg.Git.AllowFileURLs}
+	return &service.Previews{
+		Store:  st,
+		Limits: service.PreviewLimits{MaxPerApplication: cfg.Previews.MaxPerApplication, MaxTotal: cfg.Previews.MaxTotal},
+		ListHeads: func(ctx context.Context, url string) (map[string]string, error) {
+			return previewHeads.Heads(ctx, url, auth, 0)
+		},
+	}
+}
+
+// previewBounds are the pipeline's share of the [previews] settings.
+func previewBounds(cfg config.Config) jobs.PreviewBounds {
+	p := cfg.Previews
+	return jobs.PreviewBounds{DefaultCPUMillis: p.DefaultCPUMillis, DefaultMemoryBytes: p.DefaultMemoryBytes, MaxReplicas: p.MaxReplicas}
+}

@@ -1,0 +1,293 @@
+package jobs_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/filters"
+	dockerswarm "github.com/docker/docker/api/types/swarm"
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// linkBundle is three applications of one team (auth, notes, billing),
+// each with a production environment, deployed through a pipeline that
+// manages links.
+type linkBundle struct {
+	*pipelineBundle
+	pipeline *jobs.Pipeline
+	envs     map[string]store.Environment // by application name
+	enqueued chan river.JobArgs
+}
+
+func setupLinks(t *testing.T) *linkBundle {
+	t.Helper()
+	ctx := context.Background()
+	b := setupPipeline(t, "production")
+	lb := &linkBundle{pipelineBundle: b, envs: map[string]store.Environment{}, enqueued: make(chan river.JobArgs, 64)}
+	p := *b.pipeline
+	p.Links = true
+	p.Enqueue = func(_ context.Context, _ *store.Store, args river.JobArgs) error {
+		lb.enqueued <- args
+		return nil
+	}
+	lb.pipeline = &p
+	for _, name := range []string{"auth", "notes", "billing"} {
+		app, err := b.st.CreateApplication(ctx, b.team.ID, name)
+		must(t, err)
+		env, err := b.st.CreateEnvironment(ctx, b.team.ID, store.EnvironmentParams{
+			ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production",
+		})
+		must(t, err)
+		lb.envs[name] = env
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, env := range lb.envs {
+			if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}); err != nil {
+				t.Logf("cleanup environment: %v", err)
+			}
+		}
+		nets, err := b.driver.ListLinkNetworks(ctx, b.team.ID)
+		if err != nil {
+			t.Logf("cleanup links: %v", err)
+		}
+		for _, n := range nets {
+			if err := b.driver.RemoveLinkNetwork(ctx, n); err != nil {
+				t.Logf("cleanup link network: %v", err)
+			}
+		}
+	})
+	return lb
+}
+
+// deploy saves toml as the application's manifest, deploys its production
+// environment and, as the worker would, runs the links_reconcile job the
+// deployment enqueued.
+func (lb *linkBundle) deploy(t *testing.T, app, toml string) (store.Deployment, jobs.LinksResult) {
+	t.Helper()
+	env := lb.envs[app]
+	d := lb.deployTo(t, lb.pipeline, env.ApplicationID, env.ID, toml)
+	expectState(t, d, store.StateSucceeded)
+	select {
+	case args := <-lb.enqueued:
+		if got, ok := args.(jobs.LinksReconcileArgs); !ok || got.TeamID != lb.team.ID {
+			t.Fatalf("enqueued %#v, want links_reconcile of the team", args)
+		}
+	default:
+		t.Fatal("a successful deployment enqueued no links_reconcile")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	began := time.Now()
+	res, err := lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	must(t, err)
+	t.Logf("links_reconcile after %s: %s (connected %d, removed %d, services updated %d)", app, time.Since(began).Round(time.Millisecond), len(res.Connected), len(res.Removed), len(res.Updated))
+	return d, res
+}
+
+func serviceManifest(app, image, extra string, services ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n[metadata]\nname = %q\n", app)
+	for _, s := range services {
+		fmt.Fprintf(&b, "\n[[spec.services]]\nname = %q\n[spec.services.source]\ntype = \"image\"\nimage = %q\n", s, image)
+	}
+	return b.String() + extra
+}
+
+// taskAddresses returns the addresses of the running tasks of an
+// environment's service, on every network they joined.
+func (lb *linkBundle) taskAddresses(t *testing.T, app, service string) []string {
+	t.Helper()
+	env := lb.envs[app]
+	cli := swarmtest.Client(t)
+	tasks, err := cli.TaskList(context.Background(), dockerswarm.TaskListOptions{Filters: filters.NewArgs(
+		filters.Arg("service", swarm.ServiceName(store.ShortID(env.ID), service)), filters.Arg("desired-state", "running"))})
+	must(t, err)
+	var out []string
+	for _, task := range tasks {
+		for _, na := range task.NetworksAttachments {
+			for _, a := range na.Addresses {
+				ip, _, err := net.ParseCIDR(a)
+				must(t, err)
+				out = append(out, ip.String())
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s/%s has no task address", app, service)
+	}
+	return out
+}
+
+// reached reads the reach client's log lines written after since and
+// returns, per URL, how many fetches succeeded and failed.
+func (lb *linkBundle) reached(t *testing.T, since time.Time) (ok, failed map[string]int) {
+	t.Helper()
+	env := lb.envs["notes"]
+	var buf bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	must(t, lb.driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Timestamps: true}, &buf))
+	ok, failed = map[string]int{}, map[string]int{}
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, fields[0])
+		if err != nil || !at.After(since) {
+			continue
+		}
+		url := strings.TrimSuffix(fields[2], ":")
+		switch fields[1] {
+		case "ok":
+			ok[url]++
+		case "fail":
+			failed[url]++
+		}
+	}
+	return ok, failed
+}
+
+// waitReached polls the client's logs until cond holds for what it
+// reached since since.
+func (lb *linkBundle) waitReached(t *testing.T, since time.Time, what string, cond func(ok, failed map[string]int) bool) (map[string]int, map[string]int) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ok, failed := lb.reached(t, since)
+		if cond(ok, failed) {
+			return ok, failed
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 90s; ok=%v failed=%v", what, ok, failed)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
+	t.Parallel()
+	lb := setupLinks(t)
+	web := swarmtest.Image(t, "web")
+	reach := swarmtest.Image(t, "reach")
+
+	exports := "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\", \"billing\"]\n"
+	authDep, _ := lb.deploy(t, "auth", serviceManifest("auth", web, exports, "api", "admin"))
+	importAuth := "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n"
+	// billing imports api too: two importers of auth must not reach each
+	// other.
+	if _, res := lb.deploy(t, "billing", serviceManifest("billing", web, importAuth, "web")); len(res.Connected) != 1 {
+		t.Fatalf("billing's import connected %v, want one link", res.Connected)
+	}
+
+	const linked = "http://api.auth:8080/whoami"
+	others := []string{"http://admin.auth:8080/", "http://web.billing:8080/", "http://web:8080/"}
+	for _, addr := range append(lb.taskAddresses(t, "auth", "admin"), lb.taskAddresses(t, "billing", "web")...) {
+		others = append(others, "http://"+addr+":8080/")
+	}
+	client := fmt.Sprintf("[spec.services.environment]\nREACH_URLS = %q\n", strings.Join(append([]string{linked}, others...), ","))
+	notes := serviceManifest("notes", reach, client, "client")
+
+	// Deployed without the import first: nothing of auth is reachable.
+	_, res := lb.deploy(t, "notes", notes)
+	if len(res.Connected) != 0 || len(res.Unconnected) != 0 {
+		t.Fatalf("notes without imports: connected %v, unconnected %v", res.Connected, res.Unconnected)
+	}
+	start := time.Now()
+	lb.waitReached(t, start, "notes tries api.auth", func(ok, failed map[string]int) bool { return failed[linked] >= 2 })
+
+	start = time.Now()
+	// admin is not exported: that import connects nothing and the
+	// deployment warns about it.
+	importAdmin := "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"admin\"\n"
+	notesDep, res := lb.deploy(t, "notes", notes+importAuth+importAdmin)
+	if len(res.Connected) != 1 {
+		t.Fatalf("notes' import connected %v (unconnected %v), want one link", res.Connected, res.Unconnected)
+	}
+	if w := jobs.DeploymentWarnings(notesDep); len(w) != 1 || !strings.HasPrefix(w[0], "spec.imports[1]: import_unconnected: ") {
+		t.Fatalf("deployment warnings %q, want import_unconnected for spec.imports[1]", w)
+	}
+	t.Logf("link connected %s after notes' deployment started", time.Since(start).Round(time.Millisecond))
+	ok, _ := lb.waitReached(t, start, "notes reaches api.auth", func(ok, _ map[string]int) bool { return ok[linked] >= 3 })
+	t.Logf("api.auth reachable from notes: %d fetches ok", ok[linked])
+	// Drift repair (and so every later deployment) keeps the link
+	// networks the services joined: it finds nothing to change.
+	rec := &jobs.ReconcileWorker{Pipeline: lb.pipeline}
+	for _, d := range []store.Deployment{authDep, notesDep} {
+		repaired, err := rec.Reconcile(context.Background(), lb.team.ID, d.ID)
+		must(t, err)
+		if len(repaired) > 0 {
+			t.Fatalf("drift repair of %s changed %+v; the link networks should be part of what it runs", d.ID, repaired)
+		}
+	}
+	// Once the link works, watch a few more rounds: everything else stays
+	// unreachable, by name and by address.
+	after := time.Now()
+	ok, failed := lb.waitReached(t, after, "a few more rounds", func(ok, _ map[string]int) bool { return ok[linked] >= 6 })
+	for _, u := range others {
+		if ok[u] > 0 || failed[u] == 0 {
+			t.Errorf("%s: %d fetches ok, %d failed; want only failures", u, ok[u], failed[u])
+		}
+	}
+
+	// Removing the import in a new deployment of notes detaches the link
+	// without deploying auth.
+	start = time.Now()
+	_, res = lb.deploy(t, "notes", notes)
+	if len(res.Removed) != 1 {
+		t.Fatalf("removing notes' import removed %v, want its link", res.Removed)
+	}
+	detached := time.Now()
+	t.Logf("link removed %s after notes' deployment started", detached.Sub(start).Round(time.Millisecond))
+	// Tasks from before the detachment may still answer while Swarm rolls
+	// them out: wait for a window of failures only.
+	deadline := detached.Add(90 * time.Second)
+	for {
+		window := time.Now()
+		time.Sleep(3 * time.Second)
+		ok, failed := lb.reached(t, window)
+		if ok[linked] == 0 && failed[linked] >= 3 {
+			t.Logf("api.auth unreachable from notes %s after the link was removed", window.Sub(detached).Round(time.Millisecond))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("api.auth still reachable 90s after the link was removed: ok=%v failed=%v", ok, failed)
+		}
+	}
+	ctx := context.Background()
+	deps, err := lb.st.ListDeployments(ctx, lb.team.ID, store.DeploymentFilter{EnvironmentID: lb.envs["auth"].ID})
+	must(t, err)
+	if len(deps) != 1 || deps[0].ID != authDep.ID {
+		t.Fatalf("auth has %d deployments, want only its first", len(deps))
+	}
+	// Swarm lists a removed network for a moment after removing it.
+	for wait := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		nets, err := lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+		must(t, err)
+		if len(nets) == 1 && nets[0].ImporterEnvID == lb.envs["billing"].ID {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Fatalf("link networks left: %+v, want billing's only", nets)
+		}
+	}
+	rows, err := lb.st.ListEnvironmentLinks(ctx, lb.team.ID)
+	must(t, err)
+	if len(rows) != 1 || rows[0].ImporterEnvironmentID != lb.envs["billing"].ID || rows[0].Alias != "api.auth" {
+		t.Fatalf("environment_links rows: %+v, want billing's link only", rows)
+	}
+}

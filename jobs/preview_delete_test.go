@@ -1,0 +1,109 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/filters"
+	dockerswarm "github.com/docker/docker/api/types/swarm"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// TestPreviewDelete_BoundsInventoryAndVerifiedRemoval deploys a preview
+// with the daemon's bounds, then deletes it: a volume of its inventory
+// that cannot be removed keeps the preview (the job is retried), and once
+// it is gone the preview's row and every Docker object of it are gone.
+func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
+	t.Parallel()
+	b := setupPipeline(t, "production")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cli := swarmtest.Client(t)
+	slug := manifest.PreviewSlug(b.app.Name, "feat/v", "")
+	pv, err := b.st.CreateEnvironment(ctx, b.team.ID, store.EnvironmentParams{
+		ApplicationID: b.app.ID, Kind: store.KindPreview, Name: slug, Slug: slug, Branch: "feat/v",
+	})
+	must(t, err)
+	ref := swarm.EnvRef{ID: pv.ID, ShortID: store.ShortID(pv.ID)}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		_, _ = b.driver.RemoveEnvironment(ctx, ref)
+		_, _ = b.driver.RemoveVolumes(ctx, ref)
+	})
+	b.pipeline.PreviewBounds = jobs.PreviewBounds{DefaultMemoryBytes: 64 << 20, MaxReplicas: 1}
+
+	d := b.deployTo(t, b.pipeline, b.app.ID, pv.ID, volumeManifest(b.app.Name, swarmtest.Image(t, "job")))
+	expectState(t, d, store.StateSucceeded)
+	if w := jobs.DeploymentWarnings(d); len(w) != 1 || !slices.ContainsFunc(w, func(s string) bool {
+		return s == "spec.services.store.resources.memory_bytes: preview_default_limit: no memory limit set: the preview default of 67108864 bytes applies"
+	}) {
+		t.Errorf("deployment warnings %q, want the default memory limit", w)
+	}
+	svcs, err := cli.ServiceList(ctx, dockerswarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+pv.ID))})
+	must(t, err)
+	if len(svcs) != 1 || svcs[0].Spec.TaskTemplate.Resources == nil || svcs[0].Spec.TaskTemplate.Resources.Limits.MemoryBytes != 64<<20 {
+		t.Fatalf("preview services %+v, want one with the 64 MiB default limit", svcs)
+	}
+	inventory, err := b.st.ListPreviewVolumes(ctx, b.team.ID, pv.ID)
+	must(t, err)
+	if len(inventory) != 1 {
+		t.Fatalf("inventory %v, want the data volume", inventory)
+	}
+
+	w := &jobs.PreviewDeleteWorker{Pipeline: b.pipeline}
+	args := jobs.PreviewDeleteArgs{TeamID: b.team.ID, EnvironmentID: pv.ID}
+	var cancelled *rivertype.JobCancelError
+	if err := w.Delete(ctx, args); !errors.As(err, &cancelled) {
+		t.Fatalf("deleting a preview not marked for deletion: %v, want the job cancelled", err)
+	}
+	_, err = b.st.MarkPreviewDeleting(ctx, b.team.ID, pv.ID, time.Now())
+	must(t, err)
+
+	// A running deployment finishes first.
+	live, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: pv.ID, Origin: store.OriginBuild, Actor: "test"})
+	must(t, err)
+	var snoozed *rivertype.JobSnoozeError
+	if err := w.Delete(ctx, args); !errors.As(err, &snoozed) {
+		t.Fatalf("delete with a live deployment: %v, want a snooze", err)
+	}
+	_, err = b.st.TransitionDeployment(ctx, b.team.ID, live.ID, []store.DeploymentState{store.StateRequested}, store.StateCancelled)
+	must(t, err)
+
+	// A volume in the inventory that survives keeps the preview.
+	stray := "slw-test-stray-" + swarmtest.ID()
+	_, err = cli.VolumeCreate(ctx, volume.CreateOptions{Name: stray})
+	must(t, err)
+	t.Cleanup(func() { _ = cli.VolumeRemove(context.Background(), stray, true) })
+	must(t, b.st.RecordPreviewVolumes(ctx, b.team.ID, pv.ID, []string{stray}))
+	if err := w.Delete(ctx, args); err == nil {
+		t.Fatal("delete succeeded with an inventoried volume left")
+	}
+	if _, err := b.st.GetEnvironment(ctx, b.team.ID, pv.ID); err != nil {
+		t.Fatalf("the preview went although a volume is left: %v", err)
+	}
+	if s, n, v := envObjects(t, pv.ID); s+n+v != 0 {
+		t.Fatalf("after the first attempt: %d services, %d networks, %d volumes left", s, n, v)
+	}
+
+	must(t, cli.VolumeRemove(ctx, stray, true))
+	must(t, w.Delete(ctx, args))
+	if _, err := b.st.GetEnvironment(ctx, b.team.ID, pv.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("preview after deletion: %v, want not found", err)
+	}
+	if _, err := cli.VolumeInspect(ctx, inventory[0]); err == nil {
+		t.Errorf("volume %s survived the preview", inventory[0])
+	}
+	// Deleting again (a retried job) is fine.
+	must(t, w.Delete(ctx, args))
+}

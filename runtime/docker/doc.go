@@ -1,0 +1,7 @@
+// Package docker connects to the Docker Engine. It is the one place a
+// client is built, so the Swarm driver, image builds, the gateway and the
+// tests all speak to the engine the same way.
+//
+// It imports only the Docker client: it must not import store/, jobs/,
+// app/ or the other runtime packages (they import it).
+package docker

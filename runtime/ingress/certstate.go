@@ -1,0 +1,104 @@
+package ingress
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// CertificateState is what HTTPS looks like for one route's hostname.
+type CertificateState string
+
+const (
+	// CertificateNone: the route has no certificate (a private route, or
+	// no certificate source covers it); it answers plain HTTP only.
+	CertificateNone CertificateState = "none"
+	// CertificatePending: ACME is obtaining one.
+	CertificatePending CertificateState = "pending"
+	// CertificateIssued: ACME issued one; ExpiresAt says until when.
+	CertificateIssued CertificateState = "issued"
+	// CertificateFailed: ACME could not obtain one (LastError says why);
+	// the gateway keeps retrying with backoff.
+	CertificateFailed CertificateState = "failed"
+	// CertificateOperator: the operator's own certificate covers the name
+	// (how wildcards get HTTPS until a DNS-01 provider is configured).
+	CertificateOperator CertificateState = "operator"
+	// CertificateInternal: the gateway's internal CA (dev); browsers do
+	// not trust it unless its root is installed.
+	CertificateInternal CertificateState = "internal"
+)
+
+// Valid reports whether s is one of the states above.
+func (s CertificateState) Valid() bool {
+	switch s {
+	case CertificateNone, CertificatePending, CertificateIssued, CertificateFailed, CertificateOperator, CertificateInternal:
+		return true
+	}
+	return false
+}
+
+// CertificateStatus is the certificate state of one routed hostname.
+type CertificateStatus struct {
+	Hostname  string           `json:"hostname"`
+	State     CertificateState `json:"state"`
+	ExpiresAt *time.Time       `json:"expires_at,omitempty"`
+	// LastError is the last ACME failure: why the state is failed, or
+	// why a renewal of an issued certificate failed.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// CertificateReport is what the gateway sends the control plane (PUT
+// CertificatesPath on the same socket or URL it reads routes from): the
+// state of every hostname of the route table version it serves.
+type CertificateReport struct {
+	TableVersion int64               `json:"table_version"`
+	Certificates []CertificateStatus `json:"certificates"`
+}
+
+// CertificatesPath is where serve receives CertificateReports.
+const CertificatesPath = "/internal/gateway/certificates"
+
+// maxReportBytes bounds a report: a few hundred bytes per route.
+const maxReportBytes = 32 << 20
+
+// Validate checks every entry and names the first bad one.
+func (r CertificateReport) Validate() error {
+	for i, c := range r.Certificates {
+		if msg := validHostname(c.Hostname); msg != "" {
+			return TableError{Path: fmt.Sprintf("certificates[%d].hostname", i), Code: "certificate_hostname_invalid", Message: fmt.Sprintf("hostname %q %s", c.Hostname, msg)}
+		}
+		if !c.State.Valid() {
+			return TableError{Path: fmt.Sprintf("certificates[%d].state", i), Code: "certificate_state_invalid", Message: fmt.Sprintf("state %q is not a certificate state", c.State)}
+		}
+	}
+	return nil
+}
+
+// CertificateReceiver is serve's handler for PUT CertificatesPath: it
+// decodes and validates a report and hands it to the function (which
+// stores it).
+type CertificateReceiver func(ctx context.Context, r CertificateReport) error
+
+func (f CertificateReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPut {
+		w.Header().Set("Allow", http.MethodPut)
+		http.Error(w, "method_not_allowed: use PUT", http.StatusMethodNotAllowed)
+		return
+	}
+	var rep CertificateReport
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxReportBytes)).Decode(&rep); err != nil {
+		http.Error(w, "certificate_report_invalid: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := rep.Validate(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := f(r.Context(), rep); err != nil {
+		http.Error(w, "certificate_report_failed: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
