@@ -49,7 +49,12 @@ func setup(t *testing.T) *testBundle {
 	t.Helper()
 	st := storetest.New(t)
 	clk := &clock{t: time.Now()}
-	a := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Now: clk.now, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	a := app.New(app.Config{
+		Store: st, Argon2: auth.TestArgon2, Now: clk.now, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		// The preview routes answer 503 without the machinery; with it,
+		// the tenancy walk reaches their lookups.
+		Previews: &service.Previews{Store: st, Limits: service.PreviewLimits{MaxPerApplication: 5, MaxTotal: 50}},
+	})
 	return &testBundle{app: a, store: st, clock: clk}
 }
 

@@ -53,6 +53,12 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bPreview, err := b.store.CreateEnvironment(ctx, bob.team.ID, store.EnvironmentParams{
+		ApplicationID: bApp.ID, Kind: store.KindPreview, Name: "bravo-preview", Slug: "bravo-preview", Branch: "bravo-branch",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, aSecret := b.token(t, a.team, a.user, auth.RoleOwner, auth.AllScopes...)
 
 	// fillers name, for each path parameter, team B's object to aim at.
@@ -68,6 +74,11 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"variable":    "bravo_var",
 		"service":     "bravo-web",
 		"name":        "bravo-secret", // a secret name (app/api secrets routes)
+		"slug":        bPreview.Slug,
+		"number":      "7", // a pull request of team B's repository
+		"route":       "bravo-route",
+		"job":         "bravo-job",
+		"application": "bravo-exporter", // an import's exporting application
 	}
 	// Routes addressed by a secret rather than an id: holding the secret is
 	// the permission (an invitation link works for whoever has it), so they
@@ -77,7 +88,7 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"/invitations/:secret/accept": "an invitation link admits only the account with the invited e-mail address",
 	}
 	// What must never appear in a response to team A.
-	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID}
+	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID, bPreview.ID}
 
 	walked := 0
 	for _, rt := range b.app.GetRoutes(true) {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/api"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
@@ -154,9 +155,10 @@ func TestSecrets_NeverShown(t *testing.T) {
 	svc := secrets.New(st, kr)
 	runtime := observedStatus{driver: driver}
 
-	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler), Runtime: runtime}))
+	previews := &service.Previews{Store: st, Limits: service.PreviewLimits{MaxPerApplication: 5, MaxTotal: 50}}
+	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler), Runtime: runtime, Previews: previews}))
 	s.apiApp = fiber.New()
-	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Now: time.Now, Runtime: runtime, Secrets: svc})
+	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Now: time.Now, Runtime: runtime, Secrets: svc, Previews: previews})
 
 	id := swarmtest.ID()
 	application, err := st.CreateApplication(ctx, s.team.ID, "sec-"+id)
@@ -287,8 +289,15 @@ rollback = "automatic"
 
 	// Every GET route of the API and the dashboard, aimed at this
 	// application and each of its deployments.
-	apiFill := map[string]string{"app": application.Name, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web"}
-	pageFill := map[string]string{"app": application.ID, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web"}
+	// A preview of the application, so the preview pages are scanned too.
+	preview, err := st.CreateEnvironment(ctx, s.team.ID, store.EnvironmentParams{
+		ApplicationID: application.ID, Kind: store.KindPreview, Name: "sec-preview", Slug: "sec-preview", Branch: "feature",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiFill := map[string]string{"app": application.Name, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web", "slug": preview.Slug}
+	pageFill := map[string]string{"app": application.ID, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web", "slug": preview.Slug}
 	scanRoutes(t, sc, s, apiFill, pageFill, []string{first.ID, second.ID, restore.ID})
 
 	// Every row of every table, as text.
