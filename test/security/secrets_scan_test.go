@@ -23,8 +23,8 @@ import (
 
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/api"
-	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/manifest"
