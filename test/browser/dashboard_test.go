@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 
+	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 )
 
@@ -37,6 +40,12 @@ replicas = 1
 [spec.services.source]
 type = "image"
 image = "%s"
+
+[[spec.routes]]
+hostname = "browser-%s.test"
+service = "web"
+port = 8080
+visibility = "public"
 `
 
 // TestDashboard_CreatePlanDeploy is the dashboard's whole first-use path:
@@ -52,10 +61,16 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	// Slipway would repair objects removed behind its back.
 	var envID string
 	t.Cleanup(func() { removeEnvironment(t, envID) })
-	base := startDev(t)
+	id := swarmtest.ID()
+	gateway := "slipway-gw-browser-" + id
+	t.Cleanup(func() { removeGateway(t, gateway) })
+	gatewayPort := freePort(t)
+	base := startDev(t, gateway, gatewayPort)
 	shots := artifactsDir(t)
 
-	ctx, cancel := browserContext(t)
+	// Chromium resolves the routes' .test hostnames to the gateway's
+	// published port, so the route link is followed as a user would.
+	ctx, cancel := browserContext(t, fmt.Sprintf("MAP *.test 127.0.0.1:%d", gatewayPort))
 	defer cancel()
 	shot := func(name string) chromedp.Action[chromedp.Void] {
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -97,9 +112,8 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		t.Fatalf("start chromium: %v", err)
 	}
 
-	id := swarmtest.ID()
-	bad := fmt.Sprintf(manifestTemplate, id, "replicaz = 2\n", image)
-	good := fmt.Sprintf(manifestTemplate, id, "", image)
+	bad := fmt.Sprintf(manifestTemplate, id, "replicaz = 2\n", image, id)
+	good := fmt.Sprintf(manifestTemplate, id, "", image, id)
 
 	run("first-run signup",
 		chromedp.WaitVisible(css(`[data-testid="signup-form"]`)),
@@ -183,6 +197,26 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	if replicas := eval("read the replicas", `document.querySelector('[data-testid="service-replicas"]').textContent.trim()`); !strings.HasPrefix(replicas, "1/1") {
 		t.Errorf("overview replicas %q, want 1/1 running", replicas)
 	}
+	// The route link on the overview answers through the real gateway.
+	link := eval("read the route link", `document.querySelector('[data-testid="route-link"]').href`)
+	if want := "http://browser-" + id + ".test/"; link != want {
+		t.Fatalf("route link %q, want %q", link, want)
+	}
+	overview := eval("remember the overview", `location.href`)
+	var answer string
+	for deadline := time.Now().Add(time.Minute); ; {
+		if err = chromedp.Do(ctx, chromedp.Navigate(link)); err == nil {
+			answer, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.trim()`))
+		}
+		if err == nil && answer == "ok" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if answer != "ok" {
+		fail("follow the route link", fmt.Errorf("the route answered %q (%v), want the service's ok", answer, err))
+	}
+	run("route answered", shot("07-route"), chromedp.Navigate(overview), chromedp.WaitVisible(css(`[data-testid="overview-services"]`)))
 	// The service's output, read from Docker through the logs page; with
 	// follow the log block refreshes itself in place.
 	run("service logs",
@@ -199,7 +233,7 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		chromedp.WithPollingTimeout(time.Minute))); err != nil {
 		fail("logs follow", err)
 	}
-	run("logs followed", shot("07-service-logs"))
+	run("logs followed", shot("08-service-logs"))
 	if marker := eval("read the logs marker", `String(window.__slipwayLogsNoReload)`); marker != "yes" {
 		t.Fatal("the logs page reloaded while following")
 	}
@@ -207,7 +241,7 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		chromedp.EmulateViewport(375, 800),
 		chromedp.Navigate(base+appPath+"/manifest"),
 		chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
-		shot("08-manifest-375px"),
+		shot("09-manifest-375px"),
 	)
 	// The other tabs at 375 px: nothing wider than the screen (tables
 	// scroll inside their own box).
@@ -215,7 +249,7 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		run("narrow "+tab,
 			chromedp.Navigate(base+appPath+"/"+tab),
 			chromedp.WaitVisible(css(`[data-testid="tab-`+tab+`"][aria-current="page"]`)),
-			shot(fmt.Sprintf("%02d-%s-375px", 9+i, tab)),
+			shot(fmt.Sprintf("%02d-%s-375px", 10+i, tab)),
 		)
 		if w := eval("measure "+tab, `String(document.documentElement.scrollWidth)`); w != "375" {
 			t.Errorf("%s is %s px wide at a 375 px viewport", tab, w)
@@ -224,9 +258,10 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 }
 
 // browserContext starts headless Chromium with a fresh profile.
-func browserContext(t *testing.T) (context.Context, context.CancelFunc) {
+func browserContext(t *testing.T, hostRules string) (context.Context, context.CancelFunc) {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
+		chromedp.Flag("host-resolver-rules", hostRules),
 		chromedp.ExecPath("/usr/bin/chromium"),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
@@ -256,7 +291,7 @@ func artifactsDir(t *testing.T) string {
 
 // startDev runs `slipway dev` with a private Postgres in a temp dir and
 // returns its base URL; it is stopped with SIGINT when the test ends.
-func startDev(t *testing.T) string {
+func startDev(t *testing.T, gateway string, gatewayPort int) string {
 	t.Helper()
 	bin := os.Getenv("SLIPWAY_BIN")
 	if bin == "" {
@@ -282,7 +317,11 @@ func startDev(t *testing.T) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_GATEWAY=off")
+	cmd.Env = append(cmd.Env, "SLIPWAY_IMAGES_PULL=false",
+		"SLIPWAY_GATEWAY_NAME="+gateway,
+		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gatewayPort),
+		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
+	)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -416,5 +455,33 @@ func retry(ctx context.Context, f func() error) error {
 			return err
 		case <-time.After(500 * time.Millisecond):
 		}
+	}
+}
+
+// freePort is a TCP port nothing listens on at the moment.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// removeGateway removes the gateway container dev started, with its
+// network and volume.
+func removeGateway(t *testing.T, name string) {
+	cli := swarmtest.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := gatewayctl.New(cli, nil, name).Remove(ctx); err != nil {
+		t.Logf("cleanup gateway: %v", err)
+	}
+	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
+		t.Logf("cleanup gateway network: %v", err)
+	}
+	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !client.IsErrNotFound(err) {
+		t.Logf("cleanup gateway volume: %v", err)
 	}
 }
