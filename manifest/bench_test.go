@@ -143,6 +143,10 @@ func cpuTime() time.Duration {
 }
 
 func benchmarkDecodeValidate(b *testing.B, data []byte) {
+	benchmarkDecoder(b, data, func(data []byte) (*manifest.Manifest, error) { return manifest.Decode(data, "toml") })
+}
+
+func benchmarkDecoder(b *testing.B, data []byte, decode func([]byte) (*manifest.Manifest, error)) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	start, n := cpuTime(), 0
@@ -153,7 +157,7 @@ func benchmarkDecodeValidate(b *testing.B, data []byte) {
 	}()
 	for b.Loop() {
 		n++
-		m, err := manifest.Decode(data, "toml")
+		m, err := decode(data)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -55,6 +55,19 @@ func DecodeFile(path string) (*Manifest, error) {
 }
 
 func decodeTOML(data []byte) (*Manifest, error) {
+	if len(data) <= MaxTOMLBytes {
+		if m, ok := decodeTOMLFast(data); ok {
+			return m, nil
+		}
+	}
+	return decodeTOMLReflect(data)
+}
+
+// decodeTOMLReflect is the reflective decoder: go-toml's Unmarshal and a
+// second look at the syntax tree for positions and repository tables. It
+// decides every document the fast decoder (decode_fast.go) gives up on, and
+// is the reference the fast decoder is tested against.
+func decodeTOMLReflect(data []byte) (*Manifest, error) {
 	if len(data) > MaxTOMLBytes {
 		return nil, Errors{{Code: "manifest_too_large", Message: fmt.Sprintf("the manifest is %d bytes; TOML manifests are at most %d bytes (256 KiB)", len(data), MaxTOMLBytes), Line: 1, Column: 1}}
 	}

@@ -202,7 +202,13 @@ func fillRepositoryTables(m *Manifest, ix *sourceIndex) Errors {
 	fresh := map[**Repository]bool{}
 	for _, e := range ix.entries {
 		prefix, si, ok := repositoryTablePrefix(e.path)
-		if !ok || len(e.path) <= len(prefix)+1 || e.path[len(prefix)] != '.' {
+		if !ok {
+			continue
+		}
+		// A [...repository] header (its entry has no value) opens a table
+		// that may stay empty; it must not keep the merged keys either.
+		header := e.path == prefix && e.value == ""
+		if !header && (len(e.path) <= len(prefix)+1 || e.path[len(prefix)] != '.') {
 			continue
 		}
 		var slot **Repository
@@ -218,6 +224,9 @@ func fillRepositoryTables(m *Manifest, ix *sourceIndex) Errors {
 			// Whatever UnmarshalTOML made of the merged tables is replaced.
 			*slot = &Repository{}
 			fresh[slot] = true
+		}
+		if header {
+			continue
 		}
 		r := *slot
 		key := e.path[len(prefix)+1:]

@@ -144,7 +144,7 @@ func (v *validator) add(path, code, format string, args ...any) {
 // A rendered string is always checked as text: it may legitimately hold
 // ${{, written as $${{ or substituted from a variable's value, and rendering
 // never evaluates substituted text again.
-func (v *validator) deferred(path, s string) bool {
+func (v *validator) deferred(s string) bool {
 	if v.opts.Rendered {
 		return false
 	}
@@ -153,13 +153,14 @@ func (v *validator) deferred(path, s string) bool {
 
 // integer returns the concrete value of an integer setting, or false when it
 // is absent or holds a reference.
-func (v *validator) integer(path string, i *Int) (int64, bool) {
+// The field path is base+suffix, joined only for an error.
+func (v *validator) integer(base, suffix string, i *Int) (int64, bool) {
 	if i == nil {
 		return 0, false
 	}
 	if i.IsRef() {
 		if v.opts.Rendered {
-			v.add(path, "reference_unrendered", "still holds a ${{ }} reference after rendering")
+			v.add(base+suffix, "reference_unrendered", "still holds a ${{ }} reference after rendering")
 		}
 		return 0, false
 	}

@@ -192,7 +192,7 @@ func (v *validator) links() {
 		} else {
 			imported[k] = i
 		}
-		if im.Environment != "" && !v.deferred(p+".environment", im.Environment) {
+		if im.Environment != "" && !v.deferred(im.Environment) {
 			v.name(p+".environment", im.Environment, "environment name")
 		}
 	}

@@ -217,7 +217,7 @@ func (v *validator) jobs() {
 		if j.Run != "" && j.Run != JobRunBeforeRollout {
 			v.add(p+".run", "job_run_invalid", "run must be before-rollout, the only run point, got %q", j.Run)
 		}
-		if t, ok := v.integer(p+".timeout_seconds", j.TimeoutSeconds); ok {
+		if t, ok := v.integer(p, ".timeout_seconds", j.TimeoutSeconds); ok {
 			v.secondsRange(p+".timeout_seconds", t, 1, MaxJobTimeoutSeconds, "job timeout")
 		}
 		v.command(p+".command", j.Command)

@@ -22,7 +22,7 @@ func (v *validator) routes() {
 			}
 		}
 		host := ""
-		if !v.deferred(p+".hostname", r.Hostname) {
+		if !v.deferred(r.Hostname) {
 			host = NormalizeHostname(r.Hostname)
 			if code, msg := checkHostname(host); code != "" {
 				v.add(p+".hostname", code, "hostname %s", msg)
@@ -60,7 +60,7 @@ func (v *validator) routes() {
 }
 
 func (v *validator) redirect(p string, rd *Redirect, routeHost string) {
-	if !v.deferred(p+".to", rd.To) {
+	if !v.deferred(rd.To) {
 		host, msg := checkRedirectTo(rd.To)
 		switch {
 		case msg != "":

@@ -23,7 +23,7 @@ func (v *validator) services() {
 		}
 		seen[s.Name] = true
 		v.source(p+".source", &s.Source)
-		replicas, hasReplicas := v.integer(p+".replicas", s.Replicas)
+		replicas, hasReplicas := v.integer(p, ".replicas", s.Replicas)
 		if hasReplicas {
 			switch {
 			case replicas < 0:
@@ -68,7 +68,7 @@ func (v *validator) source(p string, src *Source) {
 		if src.Build != nil {
 			v.add(p+".build", "source_field_conflict", "build applies to git sources only; this source has type image")
 		}
-		if v.deferred(p+".image", src.Image) {
+		if v.deferred(src.Image) {
 			return
 		}
 		if _, msg := parseImage(src.Image); msg != "" {
@@ -133,17 +133,17 @@ func (v *validator) build(p string, b *Build) {
 	default:
 		v.add(p+".type", "build_type_invalid", "unsupported build type %q; use docker", b.Type)
 	}
-	if b.Dockerfile != "" && !v.deferred(p+".dockerfile", b.Dockerfile) {
+	if b.Dockerfile != "" && !v.deferred(b.Dockerfile) {
 		if msg := checkRepoPath(b.Dockerfile, false); msg != "" {
 			v.add(p+".dockerfile", "build_path_invalid", "dockerfile %s", msg)
 		}
 	}
-	if b.Context != "" && !v.deferred(p+".context", b.Context) {
+	if b.Context != "" && !v.deferred(b.Context) {
 		if msg := checkRepoPath(b.Context, true); msg != "" {
 			v.add(p+".context", "build_path_invalid", "context %s", msg)
 		}
 	}
-	if b.Target != "" && !v.deferred(p+".target", b.Target) && !dockerStage.MatchString(b.Target) {
+	if b.Target != "" && !v.deferred(b.Target) && !dockerStage.MatchString(b.Target) {
 		v.add(p+".target", "build_target_invalid", "target %s is not a valid stage name", quoteValue(b.Target))
 	}
 	total := 0
@@ -154,7 +154,7 @@ func (v *validator) build(p string, b *Build) {
 		}
 		val := b.Args[k]
 		total += len(k) + len(val)
-		if v.deferred(kp, val) {
+		if v.deferred(val) {
 			continue
 		}
 		if msg := controlProblem(val, true); msg != "" || strings.ContainsRune(val, 0) {
@@ -189,7 +189,7 @@ func (v *validator) environment(p string, env map[string]string) {
 			v.add(kp, "budget_exceeded", "environment value of %s: %s bytes exceeds the limit of %s bytes", k, formatCount(len(val)), formatCount(MaxEnvironmentValue))
 			continue
 		}
-		if v.deferred(kp, val) {
+		if v.deferred(val) {
 			continue
 		}
 		if msg := controlProblem(val, true); msg != "" {
@@ -204,16 +204,15 @@ func (v *validator) command(p string, args []string) {
 		v.add(p, "budget_exceeded", "%s elements: %d exceeds the limit of %d", lastSegment(p), len(args), MaxCommandElements)
 	}
 	for i, a := range args {
-		ep := joinIndex(p, i)
 		if len(a) > MaxCommandElementBytes {
-			v.add(ep, "budget_exceeded", "%s element size: %s bytes exceeds the limit of %s bytes", lastSegment(p), formatCount(len(a)), formatCount(MaxCommandElementBytes))
+			v.add(joinIndex(p, i), "budget_exceeded", "%s element size: %s bytes exceeds the limit of %s bytes", lastSegment(p), formatCount(len(a)), formatCount(MaxCommandElementBytes))
 			continue
 		}
-		if v.deferred(ep, a) {
+		if v.deferred(a) {
 			continue
 		}
 		if msg := controlProblem(a, true); msg != "" {
-			v.add(ep, "command_invalid", "%s", msg)
+			v.add(joinIndex(p, i), "command_invalid", "%s", msg)
 		}
 	}
 }
@@ -242,10 +241,10 @@ func (v *validator) healthcheck(p string, h *Healthcheck) {
 	case HealthcheckHTTP:
 		if h.Port == nil {
 			v.add(p+".port", "field_required", "HTTP health checks need the port to probe")
-		} else if port, ok := v.integer(p+".port", h.Port); ok && (port < 1 || port > 65535) {
+		} else if port, ok := v.integer(p, ".port", h.Port); ok && (port < 1 || port > 65535) {
 			v.add(p+".port", "healthcheck_port_invalid", "port must be between 1 and 65535, got %d", port)
 		}
-		if h.Path != "" && !v.deferred(p+".path", h.Path) {
+		if h.Path != "" && !v.deferred(h.Path) {
 			if !strings.HasPrefix(h.Path, "/") {
 				v.add(p+".path", "healthcheck_path_invalid", "path %s must be absolute, starting with /", quoteValue(h.Path))
 			} else if msg := controlProblem(h.Path, false); msg != "" || strings.ContainsAny(h.Path, " #") {
@@ -273,13 +272,13 @@ func (v *validator) healthcheck(p string, h *Healthcheck) {
 	default:
 		v.add(p+".type", "healthcheck_type_invalid", "unsupported health-check type %q; use http or command", h.Type)
 	}
-	interval, intervalOK := v.integer(p+".interval_seconds", h.IntervalSeconds)
+	interval, intervalOK := v.integer(p, ".interval_seconds", h.IntervalSeconds)
 	if intervalOK {
 		v.secondsRange(p+".interval_seconds", interval, 1, MaxHealthcheckInterval, "health-check interval")
 	} else if h.IntervalSeconds == nil {
 		interval, intervalOK = DefaultHealthcheckInterval, true
 	}
-	timeout, timeoutOK := v.integer(p+".timeout_seconds", h.TimeoutSeconds)
+	timeout, timeoutOK := v.integer(p, ".timeout_seconds", h.TimeoutSeconds)
 	if timeoutOK {
 		if timeout < 1 {
 			v.add(p+".timeout_seconds", "value_out_of_range", "timeout_seconds must be at least 1, got %d", timeout)
@@ -290,10 +289,10 @@ func (v *validator) healthcheck(p string, h *Healthcheck) {
 	if intervalOK && timeoutOK && timeout > interval && interval >= 1 {
 		v.add(p+".timeout_seconds", "healthcheck_timeout_exceeds_interval", "timeout_seconds (%d) cannot exceed interval_seconds (%d)", timeout, interval)
 	}
-	if start, ok := v.integer(p+".start_period_seconds", h.StartPeriodSeconds); ok {
+	if start, ok := v.integer(p, ".start_period_seconds", h.StartPeriodSeconds); ok {
 		v.secondsRange(p+".start_period_seconds", start, 0, MaxHealthcheckStart, "health-check start period")
 	}
-	if retries, ok := v.integer(p+".retries", h.Retries); ok {
+	if retries, ok := v.integer(p, ".retries", h.Retries); ok {
 		v.secondsRange(p+".retries", retries, 1, MaxHealthcheckRetries, "health-check retries")
 	}
 }
@@ -317,10 +316,10 @@ func (v *validator) resources(p string, r *Resources) {
 		v.add(p, "resources_empty", "resource limits must set cpu_millis, memory_bytes, or both")
 		return
 	}
-	if cpu, ok := v.integer(p+".cpu_millis", r.CPUMillis); ok {
+	if cpu, ok := v.integer(p, ".cpu_millis", r.CPUMillis); ok {
 		v.secondsRange(p+".cpu_millis", cpu, 1, MaxCPUMillis, "CPU limit in millicores")
 	}
-	if mem, ok := v.integer(p+".memory_bytes", r.MemoryBytes); ok && mem < MinMemoryBytes {
+	if mem, ok := v.integer(p, ".memory_bytes", r.MemoryBytes); ok && mem < MinMemoryBytes {
 		v.add(p+".memory_bytes", "value_out_of_range", "memory_bytes must be at least %s (6 MiB, Docker's minimum), got %d", formatCount(MinMemoryBytes), mem)
 	}
 }
@@ -336,13 +335,13 @@ type target struct {
 	path, kind, field string
 }
 
-// targetSet collects one service's (or job's) container targets.
+// targetSet collects one service's (or job's) container targets. They are
+// few, so duplicates are found by scanning the list.
 type targetSet struct {
 	list []target
-	seen map[string]string // target -> field path
 }
 
-func newTargetSet() *targetSet { return &targetSet{seen: map[string]string{}} }
+func newTargetSet() *targetSet { return &targetSet{} }
 
 // target checks one container target and records it.
 func (v *validator) target(ts *targetSet, field, t, kind string) {
@@ -371,11 +370,12 @@ func (v *validator) target(ts *targetSet, field, t, kind string) {
 			}
 		}
 	}
-	if prev, dup := ts.seen[t]; dup {
-		v.add(field, "target_duplicate", "target %s is already used by %s", quoteValue(t), prev)
-		return
+	for _, prev := range ts.list {
+		if prev.path == t {
+			v.add(field, "target_duplicate", "target %s is already used by %s", quoteValue(t), prev.field)
+			return
+		}
 	}
-	ts.seen[t] = field
 	ts.list = append(ts.list, target{path: t, kind: kind, field: field})
 }
 
@@ -455,7 +455,7 @@ func (v *validator) secretMounts(p string, secrets []SecretMount, ts *targetSet)
 	v.budget(p, len(secrets), MaxSecretMounts, "secret mounts per service")
 	for j, sm := range secrets {
 		sp := joinIndex(p, j)
-		if !v.deferred(sp+".name", sm.Name) {
+		if !v.deferred(sm.Name) {
 			v.name(sp+".name", sm.Name, "secret name")
 		}
 		v.target(ts, sp+".target", sm.Target, targetSec)
@@ -466,10 +466,10 @@ func (v *validator) rollout(p string, r *Rollout) {
 	if r == nil {
 		return
 	}
-	if r.Order != "" && !v.deferred(p+".order", r.Order) && r.Order != RolloutStartFirst && r.Order != RolloutStopFirst {
+	if r.Order != "" && !v.deferred(r.Order) && r.Order != RolloutStartFirst && r.Order != RolloutStopFirst {
 		v.add(p+".order", "rollout_order_invalid", "order must be start-first or stop-first, got %q", r.Order)
 	}
-	if mon, ok := v.integer(p+".monitor_seconds", r.MonitorSeconds); ok && (mon < 1 || mon > MaxRolloutMonitor) {
+	if mon, ok := v.integer(p, ".monitor_seconds", r.MonitorSeconds); ok && (mon < 1 || mon > MaxRolloutMonitor) {
 		v.add(p+".monitor_seconds", "rollout_monitor_invalid", "monitor_seconds must be between 1 and 3,600 (the rollout monitor budget), got %d", mon)
 	}
 }

@@ -1,0 +1,7 @@
+package manifest
+
+// Internals for the external tests.
+var (
+	DecodeTOMLReflect = decodeTOMLReflect
+	DecodeTOMLFast    = decodeTOMLFast
+)
