@@ -10,6 +10,6 @@ import (
 // deploymentCancel stops a deployment that has not finished.
 func (h *handler) deploymentCancel(c *fiber.Ctx) error {
 	return h.deploymentAction(c, func(d store.Deployment, _ store.Environment) (store.Deployment, error) {
-		return service.CancelDeployment(c.UserContext(), h.store, visitorOf(c).actor(), d.ID)
+		return service.CancelDeployment(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, d.ID)
 	})
 }

@@ -70,11 +70,11 @@ func (h *handler) plan(c *fiber.Ctx, f manifestForm) (*partial.PlanView, []parti
 	p := manifest.NewPlan(old, m, existing)
 	p.Warnings = warnings
 	if app.ID != "" {
-		links, err := service.ImportWarnings(ctx, h.store, teamID, app.ID, m)
+		envWarnings, err := service.PlanWarnings(ctx, h.store, teamID, app.ID, m)
 		if err != nil {
 			return nil, nil, err
 		}
-		p.Warnings = append(p.Warnings, links...)
+		p.Warnings = append(p.Warnings, envWarnings...)
 	}
 	view := &partial.PlanView{Text: manifest.FormatPlan(p), Against: against}
 	for _, e := range p.Environments {

@@ -57,6 +57,10 @@ type Ingress struct {
 	PrivateAddr string `toml:"private_addr" env:"SLIPWAY_GATEWAY_PRIVATE_ADDR" doc:"Host ip:port of the listener for private routes, such as a tailnet interface address; empty disables private routes."`
 	Image       string `toml:"image" env:"SLIPWAY_GATEWAY_IMAGE" doc:"Image reference of the gateway container in production; empty in slipway dev, which builds its own."`
 	ACME        ACME   `toml:"acme" doc:"Certificates for public hostnames."`
+	// The route-table feed on TCP, for gateways on other nodes.
+	FeedAddr         string `toml:"feed_addr" doc:"Address (host:port) where serve also offers the route table and takes certificate reports over TCP, for gateways on other nodes (slipway gateway --control-url http://HOST:PORT --token-file FILE); requests must carry Authorization: Bearer <gateway token>. Empty: only the unix socket."`
+	GatewayTokenFile string `toml:"gateway_token_file" doc:"File holding the gateway token that feed_addr requires. Setting both gateway_token_file and gateway_token is an error."`
+	GatewayToken     string `toml:"gateway_token" secret:"true" doc:"The gateway token itself; prefer gateway_token_file."`
 }
 
 // ACME holds the gateway's certificate settings.

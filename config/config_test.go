@@ -52,7 +52,8 @@ func sample() Config {
 		Previews: Previews{MaxPerApplication: 3, MaxTotal: 20, DefaultCPUMillis: 250, DefaultMemoryBytes: 256 << 20, MaxReplicas: 1},
 		Ingress: Ingress{
 			Enabled: false, HTTPPort: 8080, HTTPSPort: 8443, PrivateAddr: "100.64.0.1:443",
-			Image: "registry.example.com/slipway:1.2.0",
+			Image:    "registry.example.com/slipway:1.2.0",
+			FeedAddr: "10.0.0.1:8081", GatewayToken: "gw-s3cret",
 			ACME: ACME{
 				Directory: "https://acme.example.com/directory", Email: "ops@example.com",
 				CARoot: "/etc/slipway/acme-root.pem", CertDir: "/etc/slipway/certs",
@@ -77,7 +78,7 @@ func TestSample_DiffersFromDefaultInEveryKey(t *testing.T) {
 		t.Fatalf("sample is invalid: %v", err)
 	}
 	for _, f := range fields() {
-		if f.Key == "metrics.token_file" {
+		if f.Key == "metrics.token_file" || f.Key == "ingress.gateway_token_file" {
 			continue // exclusive with metrics.token, covered by TestLoad_EveryKeyFromEnv
 		}
 		if f.value(&s).Interface() == f.value(&d).Interface() {
@@ -95,6 +96,9 @@ func TestLoad_EveryKeyFromEnv(t *testing.T) {
 			val := strings.Trim(f.tomlValue(&want), `"`)
 			if f.Key == "metrics.token_file" {
 				val = "/run/secrets/metrics-token"
+			}
+			if f.Key == "ingress.gateway_token_file" {
+				val = "/run/secrets/gateway-token"
 			}
 			got, err := Options{Path: filepath.Join(t.TempDir(), "none.toml"), LookupEnv: envOf(map[string]string{f.Env: val})}.Load()
 			if err != nil {
@@ -361,6 +365,7 @@ func TestDecode_Errors(t *testing.T) {
 		{"preview memory below docker's minimum", "[previews]\ndefault_memory_bytes = 1024\n", "previews.default_memory_bytes", CodeOutOfRange, 2, 1, "got 1024"},
 		{"github app without key", "[github]\napp_id = 7\nwebhook_secret_file = \"/w\"\n", "github.private_key_file", CodeRequired, 0, 0, "required when github.app_id is set"},
 		{"github slug", "[github]\napp_slug = \"My App\"\n", "github.app_slug", CodeValueInvalid, 2, 1, "lowercase"},
+		{"gateway token twice", "[ingress]\ngateway_token = \"a\"\ngateway_token_file = \"/t\"\n", "ingress.gateway_token", CodeConflict, 2, 1, "not both"},
 		{"metrics token twice", "[metrics]\ntoken = \"a\"\ntoken_file = \"/t\"\n", "metrics.token", CodeConflict, 2, 1, "not both"},
 		{"otlp endpoint", "[telemetry]\notlp_endpoint = \"collector:4318\"\n", "telemetry.otlp_endpoint", CodeURLInvalid, 2, 1, "http://"},
 	}

@@ -31,3 +31,21 @@ func (c Config) BaseURL() string {
 	}
 	return "http://" + c.Listen
 }
+
+// ReadGatewayToken returns the token the TCP route feed requires: the
+// trimmed contents of gateway_token_file, or gateway_token. The error
+// names the key.
+func (i Ingress) ReadGatewayToken() (string, error) {
+	if i.GatewayTokenFile == "" {
+		return i.GatewayToken, nil
+	}
+	b, err := os.ReadFile(i.GatewayTokenFile)
+	if err != nil {
+		return "", &Error{Key: "ingress.gateway_token_file", Code: CodeFileUnreadable, Message: err.Error()}
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", &Error{Key: "ingress.gateway_token_file", Code: CodeRequired, Message: fmt.Sprintf("%s is empty; put the gateway token in it", i.GatewayTokenFile)}
+	}
+	return tok, nil
+}

@@ -105,6 +105,11 @@ func (c Config) validate() Errors {
 		v.add("github.app_slug", CodeValueInvalid, fmt.Sprintf("must be the App's URL name: lowercase letters, digits and hyphens, got %q", g.AppSlug))
 	}
 
+	if in := c.Ingress; in.GatewayTokenFile != "" && in.GatewayToken != "" {
+		v.add("ingress.gateway_token", CodeConflict, "set ingress.gateway_token_file or ingress.gateway_token, not both")
+	} else if in.FeedAddr != "" && in.GatewayTokenFile == "" && in.GatewayToken == "" {
+		v.add("ingress.gateway_token_file", CodeRequired, "is required when ingress.feed_addr is set: the TCP feed hands out every route")
+	}
 	if c.Metrics.TokenFile != "" && c.Metrics.Token != "" {
 		v.add("metrics.token", CodeConflict, "set metrics.token_file or metrics.token, not both")
 	}

@@ -31,12 +31,18 @@ type ReconcileWorker struct {
 
 // Work scans every maintained deployment. One environment's error is logged
 // and the scan goes on; repair never runs jobs and never waits for
-// convergence.
+// convergence. With links on, each team's links are reconciled first, so a
+// links_reconcile that failed or never ran (a lost network, a missed
+// attachment) is repaired on the next scan too, before services are
+// compared with the networks they should join.
 func (w *ReconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
 	p := w.Pipeline
 	p.defaults()
 	refs, err := p.Store.ListMaintainedDeployments(ctx)
 	if err != nil {
+		return err
+	}
+	if err := w.reconcileTeamLinks(ctx, refs); err != nil {
 		return err
 	}
 	var unavailable error
@@ -56,6 +62,30 @@ func (w *ReconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 type Repaired struct {
 	Service string
 	Drift   []swarm.Drift
+}
+
+// reconcileTeamLinks reconciles the links of every team with a maintained
+// deployment. One team's error is logged and the scan goes on; an
+// unreachable Docker engine ends it.
+func (w *ReconcileWorker) reconcileTeamLinks(ctx context.Context, refs []store.DeploymentRef) error {
+	p := w.Pipeline
+	if !p.Links {
+		return nil
+	}
+	done := map[string]bool{}
+	for _, ref := range refs {
+		if done[ref.TeamID] {
+			continue
+		}
+		done[ref.TeamID] = true
+		if _, err := p.ReconcileLinks(ctx, ref.TeamID); err != nil {
+			if swarm.IsDockerUnavailable(err) {
+				return err
+			}
+			p.Log.WarnContext(ctx, "reconcile links", "team", ref.TeamID, "error", err)
+		}
+	}
+	return nil
 }
 
 func (w *ReconcileWorker) repair(ctx context.Context, ref store.DeploymentRef) error {

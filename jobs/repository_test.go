@@ -375,53 +375,11 @@ func staticWebBinary(t *testing.T) []byte {
 
 func TestRepository_SelfBuildDeploysFetchedCommit(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
-	b.pipeline.AllowFileURLs = true // the fixture repository is file://
-	cli := swarmtest.Client(t)
-	installation := "jobs-test-" + swarmtest.ID()
-	b.pipeline.Builds = &build.Builder{Engine: cli, Installation: installation}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		// The services go first, then every image this test's installation built.
-		if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-		imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", build.LabelInstallation+"="+installation))})
-		if err != nil {
-			t.Logf("cleanup images: %v", err)
-		}
-		for _, img := range imgs {
-			if _, err := cli.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil {
-				t.Logf("cleanup image %s: %v", img.ID, err)
-			}
-		}
-	})
-
+	b := setupSelfBuild(t)
 	g := newGitRepo(t)
 	g.write("bin/app", staticWebBinary(t), 0o755)
 	g.write("Dockerfile", []byte("FROM scratch\nCOPY bin/app /app\nENTRYPOINT [\"/app\"]\n"), 0o644)
-	g.write("slipway.toml", []byte(fmt.Sprintf(`api_version = "slipway.dev/v1alpha1"
-kind = "Application"
-[metadata]
-name = %q
-
-[[spec.services]]
-name = "web"
-[spec.services.source]
-type = "git"
-repository = "self"
-build = { type = "docker" }
-[spec.services.environment]
-VERSION = "self-built"
-[spec.services.healthcheck]
-type = "http"
-port = 8080
-path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
-`, b.app.Name)), 0o644)
+	g.write("slipway.toml", []byte(selfBuildManifest(b.app.Name, "self-built")), 0o644)
 	commit := g.commit("self")
 	b.bootstrap(t, g.url(), "main")
 
@@ -452,4 +410,59 @@ retries = 2
 	if after := b.services(t)["web"]; after.Version.Index != before {
 		t.Fatalf("web changed (version %d -> %d) although the build failed", before, after.Version.Index)
 	}
+}
+
+// selfBuildManifest is an application whose one service is built from
+// the manifest's own repository, with VERSION set to version.
+func selfBuildManifest(app, version string) string {
+	return fmt.Sprintf(`api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+[metadata]
+name = %q
+
+[[spec.services]]
+name = "web"
+[spec.services.source]
+type = "git"
+repository = "self"
+build = { type = "docker" }
+[spec.services.environment]
+VERSION = %q
+[spec.services.healthcheck]
+type = "http"
+port = 8080
+path = "/health"
+interval_seconds = 1
+timeout_seconds = 1
+retries = 2
+`, app, version)
+}
+
+// setupSelfBuild is a pipeline that builds git sources from file://
+// repositories, removing its environment and built images on cleanup.
+func setupSelfBuild(t *testing.T) *pipelineBundle {
+	t.Helper()
+	b := setupPipeline(t, "production")
+	b.pipeline.AllowFileURLs = true // the fixture repository is file://
+	cli := swarmtest.Client(t)
+	installation := "jobs-test-" + swarmtest.ID()
+	b.pipeline.Builds = &build.Builder{Engine: cli, Installation: installation}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// The services go first, then every image this test's installation built.
+		if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}); err != nil {
+			t.Logf("cleanup environment: %v", err)
+		}
+		imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", build.LabelInstallation+"="+installation))})
+		if err != nil {
+			t.Logf("cleanup images: %v", err)
+		}
+		for _, img := range imgs {
+			if _, err := cli.ImageRemove(ctx, img.ID, image.RemoveOptions{Force: true, PruneChildren: true}); err != nil {
+				t.Logf("cleanup image %s: %v", img.ID, err)
+			}
+		}
+	})
+	return b
 }

@@ -27,7 +27,8 @@ type Registry struct {
 	driftRepairs       *prometheus.CounterVec
 	webhookDeliveries  *prometheus.CounterVec
 
-	hosts hostLimiter
+	hosts          hostLimiter
+	gatewayHandles gatewayRoutes
 }
 
 // MaxGatewayHosts bounds the distinct host labels of the gateway metrics;

@@ -12,7 +12,7 @@ import (
 // deploymentCancel stops a deployment that has not finished; one that has
 // is 409 deployment_finished.
 func (h *handler) deploymentCancel(c *fiber.Ctx) error {
-	d, err := service.CancelDeployment(c.UserContext(), h.store, callerOf(c).actor(), c.Params("deployment"))
+	d, err := service.CancelDeployment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, c.Params("deployment"))
 	var ie *service.InputError
 	if errors.As(err, &ie) && ie.Code == "deployment_finished" {
 		return WriteError(c, http.StatusConflict, ie.Code, ie.Message, map[string]any{"field": ie.Field})

@@ -105,7 +105,7 @@ applications = ["notes"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	warnings, err := service.ImportWarnings(context.Background(), b.st, b.team.ID, app.ID, m)
+	warnings, err := service.PlanWarnings(context.Background(), b.st, b.team.ID, app.ID, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestDeleteEnvironment_Refusals(t *testing.T) {
 	if len(q.queued) != 0 {
 		t.Fatalf("refusals queued teardowns: %+v", q.queued)
 	}
-	if _, err := service.CancelDeployment(ctx, b.st, b.actor, d.ID); err != nil {
+	if _, err := service.CancelDeployment(ctx, b.st, b.actor, q.enqueue, d.ID); err != nil {
 		t.Fatal(err)
 	}
 

@@ -9,13 +9,14 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
-// ImportWarnings warns (import_unconnected) about the imports of m that
-// would not connect if it were deployed to the application's existing
-// environments, judged against what the other environments deployed.
-// Environments whose rendering fails are skipped: the deployment reports
-// that.
-func ImportWarnings(ctx context.Context, st *store.Store, teamID, appID string, m *manifest.Manifest) (manifest.Errors, error) {
-	if m == nil || len(m.Spec.Imports) == 0 {
+// PlanWarnings warns about deploying m to the application's existing
+// environments: imports that would not connect (import_unconnected),
+// judged against what the other environments deployed, and a telemetry
+// receiver in an environment not granted telemetry
+// (telemetry_not_granted). Environments whose rendering fails are
+// skipped: the deployment reports that.
+func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m *manifest.Manifest) (manifest.Errors, error) {
+	if m == nil || (len(m.Spec.Imports) == 0 && TelemetryReceiver(m) == "") {
 		return nil, nil
 	}
 	envs, err := st.ListEnvironments(ctx, teamID, appID)
@@ -25,9 +26,13 @@ func ImportWarnings(ctx context.Context, st *store.Store, teamID, appID string, 
 	if len(envs) == 0 {
 		return nil, nil
 	}
-	ls, err := jobs.LoadLinks(ctx, st, teamID)
-	if err != nil {
-		return nil, err
+	var ls *jobs.LinkState
+	if len(m.Spec.Imports) > 0 {
+		loaded, err := jobs.LoadLinks(ctx, st, teamID)
+		if err != nil {
+			return nil, err
+		}
+		ls = &loaded
 	}
 	var out manifest.Errors
 	for _, e := range envs {
@@ -38,7 +43,14 @@ func ImportWarnings(ctx context.Context, st *store.Store, teamID, appID string, 
 		if len(errs) > 0 {
 			continue
 		}
-		out = append(out, unconnectedWarnings(ls, e, rendered)...)
+		if ls != nil {
+			out = append(out, unconnectedWarnings(*ls, e, rendered)...)
+		}
+		tw, err := TelemetryWarnings(ctx, st, teamID, e, rendered)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tw...)
 	}
 	return out, nil
 }

@@ -165,7 +165,12 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 				return err
 			}
 		}
-		return afterSave(ctx, tx, a, enqueue, app, previous, m, opts.Deploy, &res)
+		if err := afterSave(ctx, tx, a, enqueue, app, previous, m, opts.Deploy, &res); err != nil {
+			return err
+		}
+		envWarnings, err := PlanWarnings(ctx, tx, a.TeamID, app.ID, m)
+		res.Warnings = append(append(manifest.Errors{}, warnings...), envWarnings...)
+		return err
 	})
 	return res, err
 }
@@ -377,8 +382,10 @@ func RestoreDeployment(ctx context.Context, st *store.Store, a Actor, enqueue En
 	return d, err
 }
 
-// CancelDeployment stops a deployment that has not finished.
-func CancelDeployment(ctx context.Context, st *store.Store, a Actor, deploymentID string) (store.Deployment, error) {
+// CancelDeployment stops a deployment that has not finished. Like every
+// other state change it goes through jobs.NotifyGitHubTx, so a pull
+// request's comment and the commit's status show the cancellation.
+func CancelDeployment(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, deploymentID string) (store.Deployment, error) {
 	var d store.Deployment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
 		var err error
@@ -389,6 +396,9 @@ func CancelDeployment(ctx context.Context, st *store.Store, a Actor, deploymentI
 		}
 		if err != nil {
 			return err
+		}
+		if err := jobs.NotifyGitHubTx(ctx, tx, enqueue, d); err != nil {
+			return fmt.Errorf("queue GitHub notification: %w", err)
 		}
 		return record(ctx, tx, a, "deployment.cancel", "deployment", d.ID, nil)
 	})

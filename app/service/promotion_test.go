@@ -352,7 +352,7 @@ func TestSetEnvironmentSource(t *testing.T) {
 	// The promotion is still requested: the source may not change under it.
 	_, err = set("canary", service.SourceOptions{Tracking: true})
 	wantCodes(t, err, "application_busy")
-	if _, err := service.CancelDeployment(ctx, b.st, b.actor, res.Deployment.ID); err != nil {
+	if _, err := service.CancelDeployment(ctx, b.st, b.actor, b.enqueue, res.Deployment.ID); err != nil {
 		t.Fatal(err)
 	}
 	tracked, err := set("canary", service.SourceOptions{Tracking: true})

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 )
 
@@ -405,6 +406,7 @@ func runRole(role string) error {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
+		ingress.TuneGC()
 		err := runGateway(ctx, port, os.Getenv(targetEnv))
 		var ru syscall.Rusage
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -457,5 +459,7 @@ func runGateway(ctx context.Context, port, backendPort string) error {
 		DataDir:  filepath.Join(dir, "data"),
 		Log:      log,
 		Resolver: loopback{},
+		// Recorded as in production with a metrics listener.
+		Metrics: metrics.New(nil),
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -33,7 +34,7 @@ func startCLIServer(t *testing.T) *cliServer {
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	inserter, err := newJobClient(st.Pool(), logger, false)
+	inserter, err := newJobClient(st.Pool(), logger, false, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/localpg"
@@ -27,6 +28,9 @@ type devOptions struct {
 	dataDir            string
 	listen             string
 	bootstrapTokenFile string
+	// loadConfig loads the configuration, reading fallback when neither
+	// --config nor SLIPWAY_CONFIG names a file.
+	loadConfig func(fallback string) (config.Config, error)
 }
 
 // newDevCommand is `slipway dev`: everything in one process for a laptop
@@ -47,12 +51,14 @@ export SLIPWAY_TOKEN=$(cat PATH).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
+			o.loadConfig = func(fallback string) (config.Config, error) { return loadConfigOr(cmd, fallback, nil) }
 			return runDev(ctx, o, cmd.OutOrStdout(), newLogger())
 		},
 	}
 	cmd.Flags().StringVar(&o.dataDir, "data-dir", ".slipway", "directory for the private Postgres cluster and other local state")
 	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "address the dashboard and API listen on")
 	cmd.Flags().StringVar(&o.bootstrapTokenFile, "bootstrap-token-file", "", "create team dev / dev@localhost if missing and write an all-scope API token to this file")
+	addConfigFlag(cmd)
 	return cmd
 }
 
@@ -74,11 +80,10 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		}
 		os.Setenv("SLIPWAY_SECRET_KEY_FILE", keyFile)
 	}
-	// dev builds from local checkouts, so file:// repositories are allowed
-	// unless the variable says otherwise; serve and worker keep the
-	// default, off (docs/security.md).
-	if _, set := os.LookupEnv("SLIPWAY_GIT_ALLOW_FILE_URLS"); !set {
-		os.Setenv("SLIPWAY_GIT_ALLOW_FILE_URLS", "true")
+	// Loaded once and handed to every part.
+	cfg, err := devConfig(o.loadConfig, dataDir)
+	if err != nil {
+		return err
 	}
 
 	// serve and worker share the pool; the first to fail, or the private
@@ -120,7 +125,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 
 	// The HTTP side queues deployments for the worker below and reads
 	// Docker for the status endpoint, exactly as serve does.
-	inserter, err := newJobClient(pool, logger, false)
+	inserter, err := newJobClient(pool, logger, false, cfg)
 	if err != nil {
 		return err
 	}
@@ -150,11 +155,11 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, previewSettings(logger)), AllowFileURLs: previewSettings(logger).Git.AllowFileURLs})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 	})
 	wg.Go(func() {
 		defer cancel()
-		errs[1] = runWorker(ctx, pool, logger)
+		errs[1] = runWorker(ctx, pool, logger, cfg)
 	})
 	wg.Wait()
 	fmt.Fprintln(out, "Slipway stopped.")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/app/api/client"
+	"github.com/slipwayhq/slipway/app/auth"
 )
 
 // slipwayBinary returns SLIPWAY_BIN (set by make test) or builds one.
@@ -110,6 +111,10 @@ func TestDev_EndToEnd(t *testing.T) {
 		t.Fatalf("postgres pid %d from postmaster.pid is not running", pgPID)
 	}
 
+	if !fileExists(filepath.Join(dir, "data", "slipway.toml")) {
+		t.Fatal("slipway dev did not seed <data-dir>/slipway.toml")
+	}
+
 	raw, err := os.ReadFile(tokenFile)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +129,7 @@ func TestDev_EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GET /api/v1/me: %v", err)
 	}
-	if me.User.Email != "dev@localhost" || me.Team.Slug != "dev" || len(me.Scopes) != 8 {
+	if me.User.Email != "dev@localhost" || me.Team.Slug != "dev" || len(me.Scopes) != len(auth.AllScopes) {
 		t.Fatalf("me = %+v", me)
 	}
 	// The CLI verb reads the same two variables a user exports.

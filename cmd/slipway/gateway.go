@@ -28,6 +28,7 @@ while the control plane is down.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+			ingress.TuneGC()
 			return ingress.Run(ctx, cfg)
 		},
 	}
@@ -38,6 +39,9 @@ while the control plane is down.`,
 	f.StringVar(&cfg.Source.SocketPath, "control-socket", cfg.Source.SocketPath, "control plane unix socket ($"+ingress.EnvControlSocket+")")
 	f.StringVar(&cfg.Source.URL, "control-url", cfg.Source.URL, "control plane base URL when no socket is used ($"+ingress.EnvControlURL+")")
 	f.StringVar(&cfg.Source.Token, "token", cfg.Source.Token, "gateway token for --control-url ($"+ingress.EnvToken+")")
+	f.StringVar(&cfg.Source.TokenFile, "token-file", cfg.Source.TokenFile, "file holding the gateway token for --control-url ($"+ingress.EnvTokenFile+")")
+	f.StringVar(&cfg.MetricsAddr, "metrics", cfg.MetricsAddr, "listen address of /metrics (slipway_gateway_*), empty to disable ($"+ingress.EnvMetricsAddr+")")
+	f.StringVar(&cfg.MetricsTokenFile, "metrics-token-file", cfg.MetricsTokenFile, "file holding the bearer token /metrics requires ($"+ingress.EnvMetricsTokenFile+")")
 	f.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "directory for the last route table, certificates and the internal CA ($"+ingress.EnvDataDir+")")
 	f.StringVar(&cfg.TLS.ACMEDirectory, "acme-directory", cfg.TLS.ACMEDirectory, "ACME directory URL; empty disables ACME ($"+ingress.EnvACMEDirectory+")")
 	f.StringVar(&cfg.TLS.ACMEEmail, "acme-email", cfg.TLS.ACMEEmail, "ACME account e-mail ($"+ingress.EnvACMEEmail+")")

@@ -48,7 +48,7 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger) j
 // logged, not fatal.
 func startServeGatewayFeed(ctx context.Context, st *store.Store, logger *slog.Logger) {
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
-	if err := startGatewayFeed(ctx, st, dir, logger); err != nil {
+	if _, err := startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(logger), logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
 	}
 }
@@ -104,26 +104,34 @@ func startDevGateway(ctx context.Context, st *store.Store, dataDir string, out i
 // store's version moves, and takes the gateway's certificate reports
 // (ingress.CertificatesPath) into the store, until ctx ends.
 func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *slog.Logger) error {
+	_, err := startGatewayFeedWith(ctx, st, dir, gatewayFeedTCP{}, logger)
+	return err
+}
+
+// startGatewayFeedWith is startGatewayFeed that also serves the feed on
+// TCP behind the gateway token when tcp.Addr is set, for gateways on other
+// nodes; it returns the bound TCP address (nil without one).
+func startGatewayFeedWith(ctx context.Context, st *store.Store, dir string, tcp gatewayFeedTCP, logger *slog.Logger) (net.Addr, error) {
 	// Only the control plane and the gateway (root in its container) may
 	// reach the socket: it hands out every team's routes.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("gateway socket directory %s: %w", dir, err)
+		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("gateway socket directory %s: %w", dir, err)
+		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, gatewaySocketName)
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
-		return fmt.Errorf("gateway socket %s: another control plane is serving it (gateway_socket_in_use)", path)
+		return nil, fmt.Errorf("gateway socket %s: another control plane is serving it (gateway_socket_in_use)", path)
 	}
 	// A socket left by a control plane that did not stop cleanly.
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("gateway socket %s: %w", path, err)
+		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
 	}
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return fmt.Errorf("gateway socket %s: %w", path, err)
+		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
 	}
 	pub := ingress.NewPublisher()
 	mux := http.NewServeMux()
@@ -131,21 +139,39 @@ func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *
 	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
 		return storeCertificateReport(ctx, st, r)
 	}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	var tcpAddr net.Addr
+	if tcp.Addr != "" {
+		tcpLn, err := listenGatewayFeedTCP(tcp)
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		tcpAddr = tcpLn.Addr()
+		serveGatewayFeed(ctx, tcpLn, ingress.RequireToken(tcp.Token, mux), logger)
+	}
+	serveGatewayFeed(ctx, ln, mux, logger)
+	go func() {
+		<-ctx.Done()
+		_ = os.Remove(path)
+	}()
+	go feedRoutes(ctx, st, pub, logger)
+	logger.Info("gateway route feed listening", "socket", path, "tcp", tcpAddr)
+	return tcpAddr, nil
+}
+
+// serveGatewayFeed serves h on ln until ctx ends.
+func serveGatewayFeed(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("gateway route feed stopped", "socket", path, "err", err)
+			logger.Error("gateway route feed stopped", "addr", ln.Addr(), "err", err)
 		}
 	}()
 	go func() {
 		<-ctx.Done()
 		// Long-polls would hold Shutdown for their whole wait.
 		_ = srv.Close()
-		_ = os.Remove(path)
 	}()
-	go feedRoutes(ctx, st, pub, logger)
-	logger.Info("gateway route feed listening", "socket", path)
-	return nil
 }
 
 // feedRoutes publishes the route table once at start (even empty: gateways

@@ -145,7 +145,7 @@ func newPreviewDeployCommand() *cobra.Command {
 func newPreviewListCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list APP",
-		Short: "List previews with their branch state (exists, moved, gone, unknown), read now",
+		Short: "List previews with their branch state (exists, moved, gone, local, unknown), read now",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient()

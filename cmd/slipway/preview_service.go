@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
@@ -10,18 +9,6 @@ import (
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 )
-
-// previewSettings is the configuration (file and environment) the preview
-// machinery reads ([previews] and [git]), or the defaults when it does not
-// load: a broken file is reported by the command that loads it for real.
-func previewSettings(logger *slog.Logger) config.Config {
-	cfg, err := config.Options{}.Load()
-	if err != nil {
-		logger.Warn("previews: using the default [previews] limits", "error", err)
-		return config.Default()
-	}
-	return cfg
-}
 
 // previewHeads lists branch heads for preview branch states: reads of one
 // repository that arrive while a listing runs share it.

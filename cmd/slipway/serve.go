@@ -34,6 +34,10 @@ func newServeCommand() *cobra.Command {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			logger := newLogger()
+			cfg, err := loadConfig(cmd, nil)
+			if err != nil {
+				return err
+			}
 			// Before anything else: without a key serve must not start at all.
 			kr, err := loadSecretKey()
 			if err != nil {
@@ -44,7 +48,7 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
-			inserter, err := newJobClient(pool, logger, false)
+			inserter, err := newJobClient(pool, logger, false, cfg)
 			if err != nil {
 				return err
 			}
@@ -59,12 +63,13 @@ func newServeCommand() *cobra.Command {
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, logger)
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, previewSettings(logger)), AllowFileURLs: previewSettings(logger).Git.AllowFileURLs})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")
 	cmd.Flags().BoolVar(&secure, "secure-cookies", os.Getenv("SLIPWAY_SECURE_COOKIES") == "true",
 		"mark cookies Secure even on plain HTTP, for a TLS-terminating proxy in front (env SLIPWAY_SECURE_COOKIES=true)")
+	addConfigFlag(cmd)
 	return cmd
 }
 

@@ -15,11 +15,7 @@ import (
 // directories (receiverRoot, "" for none); the returned stop flushes what
 // is buffered. A bad endpoint is logged and tracing stays off rather than
 // stopping the worker.
-func startTracing(ctx context.Context, logger *slog.Logger) (stop func()) {
-	cfg, err := config.Options{}.Load()
-	if err != nil {
-		return func() {}
-	}
+func startTracing(ctx context.Context, logger *slog.Logger, cfg config.Config) (stop func()) {
 	shutdown, err := tracing.Start(ctx, tracing.Config{Endpoint: cfg.Telemetry.OTLPEndpoint, ReceiverRoot: telemetryRoot(cfg), ServiceName: "slipway-worker"})
 	if err != nil {
 		logger.Warn("telemetry: traces are off", "error", err)

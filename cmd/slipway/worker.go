@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/build"
@@ -23,7 +24,7 @@ import (
 // newWorkerCommand is `slipway worker`: River workers for every job kind.
 // Run as many as you like against one database; River spreads the jobs.
 func newWorkerCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run background jobs: deploys, builds, cleanups (needs DATABASE_URL)",
 		Args:  cobra.NoArgs,
@@ -31,23 +32,29 @@ func newWorkerCommand() *cobra.Command {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			logger := newLogger()
+			cfg, err := loadConfig(cmd, nil)
+			if err != nil {
+				return err
+			}
 			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			return runWorker(ctx, pool, logger)
+			return runWorker(ctx, pool, logger, cfg)
 		},
 	}
+	addConfigFlag(cmd)
+	return cmd
 }
 
 // newJobClient builds the River client with every registered kind: work
 // for worker and dev, insert-only for serve (which still knows the kinds,
-// so it refuses to insert one no worker could run).
-func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Client, error) {
+// so it refuses to insert one no worker could run). settings is the
+// process's configuration, loaded once by the command.
+func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings config.Config) (*jobs.Client, error) {
 	workers := river.NewWorkers()
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
-	settings := previewSettings(logger)
 	if work {
 		// No fallback key: a worker without one refuses to start.
 		kr, err := keyring.Load(keyring.ConfigFromEnv(os.Getenv))
@@ -80,9 +87,9 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool) (*jobs.Cli
 
 // runWorker works jobs until ctx ends, then lets running jobs finish for
 // up to 30 seconds.
-func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
-	defer startTracing(ctx, logger)()
-	c, err := newJobClient(pool, logger, true)
+func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, cfg config.Config) error {
+	defer startTracing(ctx, logger, cfg)()
+	c, err := newJobClient(pool, logger, true, cfg)
 	if err != nil {
 		return err
 	}

@@ -193,11 +193,30 @@ func checkRevision(branch, commit string) (revision, error) {
 		}
 		return rev, nil
 	}
+	if ref, ok := pullRequestRef(branch); ok {
+		rev.branch = ref
+		return rev, nil
+	}
 	rev.branch = plumbing.NewBranchReferenceName(branch)
 	if err := rev.branch.Validate(); err != nil || strings.HasPrefix(branch, "-") {
 		return rev, newError(CodeBranchNotFound, "branch", "%q is not a valid branch name", branch)
 	}
 	return rev, nil
+}
+
+// pullRequestRef maps a pull request's head as previews name it
+// ("pull/7/head", GitHub's ref for a fork's commits) to its full reference
+// name, refs/pull/7/head; any other branch is no pull ref.
+func pullRequestRef(branch string) (plumbing.ReferenceName, bool) {
+	rest, ok := strings.CutPrefix(branch, "pull/")
+	if !ok {
+		return "", false
+	}
+	number, ok := strings.CutSuffix(rest, "/head")
+	if !ok || number == "" || strings.Trim(number, "0123456789") != "" {
+		return "", false
+	}
+	return plumbing.ReferenceName("refs/pull/" + number + "/head"), true
 }
 
 func (co *Checkout) fill(ctx context.Context, r *remote, want revision, auth Auth, snapshot []byte) error {
@@ -275,6 +294,11 @@ func fetchRemote(ctx context.Context, r *remote, want revision, auth Auth, gitDi
 	if want.pinned && errors.Is(err, git.ErrExactSHA1NotSupported) {
 		opts.Depth = 0
 		opts.RefSpecs = []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
+		if want.branch.String() != "" && !want.branch.IsBranch() {
+			// A pull request's head (a fork's commit) is under refs/pull/,
+			// which no branch refspec reaches.
+			opts.RefSpecs = append(opts.RefSpecs, config.RefSpec("+"+want.branch.String()+":"+want.branch.String()))
+		}
 		err = rem.FetchContext(ctx, opts)
 	}
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {

@@ -23,6 +23,8 @@ type Source struct {
 	SocketPath string
 	URL        string // e.g. http://10.0.0.1:8081, used when SocketPath is empty
 	Token      string
+	// TokenFile holds the token (trimmed) when Token is empty.
+	TokenFile string
 }
 
 // Feeder keeps a Proxy's table current: it loads the last stored table at
@@ -127,6 +129,15 @@ func (f *Feeder) init() error {
 		f.base = "http://control-plane"
 	case f.Source.URL != "":
 		f.base = strings.TrimSuffix(f.Source.URL, "/")
+		if f.Source.Token == "" && f.Source.TokenFile != "" {
+			b, err := os.ReadFile(f.Source.TokenFile)
+			if err != nil {
+				return fmt.Errorf("gateway token file: %w (gateway_token_unreadable)", err)
+			}
+			if f.Source.Token = strings.TrimSpace(string(b)); f.Source.Token == "" {
+				return fmt.Errorf("gateway token file %s is empty (gateway_token_missing)", f.Source.TokenFile)
+			}
+		}
 	default:
 		return errors.New("gateway control plane: set a socket path (--control-socket) or a URL (--control-url) (control_plane_missing)")
 	}

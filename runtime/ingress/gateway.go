@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/slipwayhq/slipway/metrics"
 )
 
 // Config is everything `slipway gateway` needs.
@@ -28,6 +30,16 @@ type Config struct {
 	DataDir string
 	TLS     TLSOptions
 
+	// MetricsAddr is the listener of /metrics (slipway_gateway_* and
+	// the Go runtime), which requires MetricsToken (or the trimmed
+	// contents of MetricsTokenFile) as a bearer token; empty disables it.
+	MetricsAddr      string
+	MetricsToken     string
+	MetricsTokenFile string
+	// Metrics records the requests; nil creates a registry when
+	// MetricsAddr is set.
+	Metrics *metrics.Registry
+
 	Log *slog.Logger
 	// Resolver defaults to net.DefaultResolver.
 	Resolver Resolver
@@ -37,24 +49,27 @@ type Config struct {
 
 // Addrs are the bound listener addresses ("" when disabled).
 type Addrs struct {
-	HTTP, HTTPS, Private string
+	HTTP, HTTPS, Private, Metrics string
 }
 
 // Environment variables read by ConfigFromEnv; gatewayctl sets them on the
 // container.
 const (
-	EnvListenHTTP    = "SLIPWAY_GATEWAY_LISTEN_HTTP"
-	EnvListenHTTPS   = "SLIPWAY_GATEWAY_LISTEN_HTTPS"
-	EnvListenPrivate = "SLIPWAY_GATEWAY_LISTEN_PRIVATE"
-	EnvControlSocket = "SLIPWAY_GATEWAY_CONTROL_SOCKET"
-	EnvControlURL    = "SLIPWAY_GATEWAY_CONTROL_URL"
-	EnvToken         = "SLIPWAY_GATEWAY_TOKEN"
-	EnvDataDir       = "SLIPWAY_GATEWAY_DATA_DIR"
-	EnvCertDir       = "SLIPWAY_GATEWAY_CERT_DIR"
-	EnvInternalCA    = "SLIPWAY_GATEWAY_INTERNAL_CA"
-	EnvACMEDirectory = "SLIPWAY_ACME_DIRECTORY"
-	EnvACMEEmail     = "SLIPWAY_ACME_EMAIL"
-	EnvACMECARoot    = "SLIPWAY_ACME_CA_ROOT"
+	EnvListenHTTP       = "SLIPWAY_GATEWAY_LISTEN_HTTP"
+	EnvListenHTTPS      = "SLIPWAY_GATEWAY_LISTEN_HTTPS"
+	EnvListenPrivate    = "SLIPWAY_GATEWAY_LISTEN_PRIVATE"
+	EnvControlSocket    = "SLIPWAY_GATEWAY_CONTROL_SOCKET"
+	EnvControlURL       = "SLIPWAY_GATEWAY_CONTROL_URL"
+	EnvToken            = "SLIPWAY_GATEWAY_TOKEN"
+	EnvTokenFile        = "SLIPWAY_GATEWAY_TOKEN_FILE"
+	EnvDataDir          = "SLIPWAY_GATEWAY_DATA_DIR"
+	EnvCertDir          = "SLIPWAY_GATEWAY_CERT_DIR"
+	EnvInternalCA       = "SLIPWAY_GATEWAY_INTERNAL_CA"
+	EnvMetricsAddr      = "SLIPWAY_GATEWAY_METRICS_ADDR"
+	EnvMetricsTokenFile = "SLIPWAY_GATEWAY_METRICS_TOKEN_FILE"
+	EnvACMEDirectory    = "SLIPWAY_ACME_DIRECTORY"
+	EnvACMEEmail        = "SLIPWAY_ACME_EMAIL"
+	EnvACMECARoot       = "SLIPWAY_ACME_CA_ROOT"
 )
 
 // ConfigFromEnv reads the gateway configuration from the environment, with
@@ -75,8 +90,11 @@ func ConfigFromEnv(getenv func(string) string) Config {
 			SocketPath: getenv(EnvControlSocket),
 			URL:        getenv(EnvControlURL),
 			Token:      getenv(EnvToken),
+			TokenFile:  getenv(EnvTokenFile),
 		},
-		DataDir: or(EnvDataDir, "/data"),
+		DataDir:          or(EnvDataDir, "/data"),
+		MetricsAddr:      getenv(EnvMetricsAddr),
+		MetricsTokenFile: getenv(EnvMetricsTokenFile),
 		TLS: TLSOptions{
 			ACMEDirectory: getenv(EnvACMEDirectory),
 			ACMEEmail:     getenv(EnvACMEEmail),
@@ -102,6 +120,19 @@ func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	proxy := NewProxy(ctx, log, cfg.Resolver)
+	var metricsToken string
+	if cfg.MetricsAddr != "" {
+		var err error
+		if metricsToken, err = cfg.readMetricsToken(); err != nil {
+			return err
+		}
+		if cfg.Metrics == nil {
+			cfg.Metrics = metrics.New(log)
+		}
+	}
+	if cfg.Metrics != nil {
+		proxy.ObserveWith(cfg.Metrics)
+	}
 
 	// Every listener is bound before TLS is set up, so certmagic's
 	// challenge solvers find the ports taken and leave answering to us.
@@ -131,6 +162,10 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	privateLn, err := listen(cfg.PrivateAddr)
+	if err != nil {
+		return err
+	}
+	metricsLn, err := listen(cfg.MetricsAddr)
 	if err != nil {
 		return err
 	}
@@ -173,7 +208,7 @@ func Run(ctx context.Context, cfg Config) error {
 	go feeder.Run(ctx)
 	go reportCertificates(ctx, feeder, proxy, certs, changed)
 
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	var servers []*http.Server
 	start := func(ln net.Listener, h http.Handler, tlsCfg *tls.Config) string {
 		if ln == nil {
@@ -207,7 +242,10 @@ func Run(ctx context.Context, cfg Config) error {
 		HTTPS:   start(httpsLn, proxy.Handler(ListenerHTTPS), tlsCfg),
 		Private: start(privateLn, proxy.Handler(ListenerPrivate), nil),
 	}
-	log.Info("gateway listening", "http", addrs.HTTP, "https", addrs.HTTPS, "private", addrs.Private, "addresses", interfaceAddrs())
+	if metricsLn != nil {
+		addrs.Metrics = start(metricsLn, metricsHandler(cfg.Metrics, metricsToken), nil)
+	}
+	log.Info("gateway listening", "http", addrs.HTTP, "https", addrs.HTTPS, "private", addrs.Private, "metrics", addrs.Metrics, "addresses", interfaceAddrs())
 	if cfg.Ready != nil {
 		cfg.Ready(addrs)
 	}

@@ -136,6 +136,9 @@ func (b *testBundle) startWith(t *testing.T, configure func(*Config)) {
 		DataDir:     filepath.Join(b.dir, "data"),
 		Log:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Resolver:    b.resolver,
+		// Every test's requests go through the metrics recorder too.
+		MetricsAddr:  "127.0.0.1:0",
+		MetricsToken: testMetricsToken,
 	}
 	configure(&cfg)
 	ready := make(chan Addrs, 1)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/slipwayhq/slipway/metrics"
 )
 
 // Listener says which kind of listener a request arrived on; it decides
@@ -38,6 +40,18 @@ type Proxy struct {
 	// hasCertificate reports whether HTTPS is available for a hostname,
 	// so plain HTTP for it is redirected. Nil means never.
 	hasCertificate func(host string) bool
+
+	// metrics, when set, records every request in its route's series
+	// (Route.stats, resolved by SetTable); unmatched counts the rest.
+	metrics   *metrics.Registry
+	unmatched *metrics.GatewayRoute
+}
+
+// ObserveWith records every request from now on in reg's
+// slipway_gateway_* series. Call it before the first SetTable.
+func (p *Proxy) ObserveWith(reg *metrics.Registry) {
+	p.metrics = reg
+	p.unmatched = reg.GatewayRoute("")
 }
 
 // NewProxy returns a Proxy with an empty table. Its background resolvers
@@ -59,6 +73,11 @@ func NewProxy(ctx context.Context, log *slog.Logger, resolver Resolver) *Proxy {
 func (p *Proxy) SetTable(t Table) error {
 	if err := t.Validate(); err != nil {
 		return err
+	}
+	if p.metrics != nil {
+		for i := range t.Routes {
+			t.Routes[i].stats = p.metrics.GatewayRoute(t.Routes[i].Hostname)
+		}
 	}
 	p.matcher.Store(NewMatcher(&t))
 	p.table.Store(&t)
@@ -86,6 +105,15 @@ func (p *Proxy) Handler(l Listener) http.Handler {
 
 func (p *Proxy) serve(l Listener, w http.ResponseWriter, r *http.Request) {
 	route := p.Lookup(l, r.Host)
+	if p.metrics != nil {
+		p.serveObserved(l, route, w, r)
+		return
+	}
+	p.answer(l, route, w, r)
+}
+
+// answer serves a request whose route (nil: none) was looked up.
+func (p *Proxy) answer(l Listener, route *Route, w http.ResponseWriter, r *http.Request) {
 	if route == nil {
 		notFound(w)
 		return

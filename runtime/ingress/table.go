@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/slipwayhq/slipway/metrics"
 )
 
 // Visibility says which listeners serve a route.
@@ -40,6 +42,9 @@ type Route struct {
 	TeamID string `json:"team_id,omitempty"`
 	AppID  string `json:"app_id,omitempty"`
 	EnvID  string `json:"env_id,omitempty"`
+
+	// stats are the route's metric series, set by Proxy.SetTable.
+	stats *metrics.GatewayRoute
 }
 
 // Redirect is answered by the gateway itself.

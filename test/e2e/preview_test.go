@@ -56,39 +56,8 @@ func TestPreview_BranchDeploysThroughGatewayAndDeletesEverything(t *testing.T) {
 
 	repoURL := servePreviewRepo(t, app, image)
 
-	dir, err := os.MkdirTemp("", "slipway-preview-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tokenFile := filepath.Join(dir, "token")
-	gwPort := freePort(t)
-	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
-	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"),
-		"SLIPWAY_IMAGES_PULL=false",
-		"SLIPWAY_GATEWAY_NAME="+gatewayName,
-		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gwPort),
-		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
-	)
-	base := startDev(t, cmd, tokenFile)
-	raw, err := os.ReadFile(tokenFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := strings.TrimSpace(string(raw))
-	runCLI := func(args ...string) string {
-		t.Helper()
-		c := exec.Command(bin, args...)
-		c.Env = append(os.Environ(), "SLIPWAY_URL="+base, "SLIPWAY_TOKEN="+token)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("slipway %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	base, token, gwPort := startPreviewDaemon(t, bin, gatewayName)
+	runCLI := cliRunner(t, bin, base, token, "")
 
 	// The application reads its manifest from the repository's main branch.
 	bootstrap := fmt.Sprintf(`api_version = "slipway.dev/v1alpha1"
@@ -331,3 +300,49 @@ service = "web"
 port = 8080
 visibility = "public"
 `
+
+// startPreviewDaemon runs `slipway dev` with a gateway of its own on a
+// free port and returns the daemon's URL, its bootstrap token and the
+// gateway's port.
+func startPreviewDaemon(t *testing.T, bin, gatewayName string) (base, token string, gwPort int) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "slipway-preview-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(dir, "token")
+	gwPort = freePort(t)
+	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
+	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"),
+		"SLIPWAY_IMAGES_PULL=false",
+		"SLIPWAY_GATEWAY_NAME="+gatewayName,
+		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gwPort),
+		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
+	)
+	base = startDev(t, cmd, tokenFile)
+	raw, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, strings.TrimSpace(string(raw)), gwPort
+}
+
+// cliRunner runs the CLI against the daemon at base, in dir ("" for the
+// test's own), and fails the test when it fails.
+func cliRunner(t *testing.T, bin, base, token, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "SLIPWAY_URL="+base, "SLIPWAY_TOKEN="+token)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("slipway %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+}

@@ -1,0 +1,40 @@
+package jobs_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/forge/github"
+	"github.com/slipwayhq/slipway/forge/github/githubtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// Cancelling a preview's deployment (what the dashboard, the API and
+// `slipway deployment cancel` all call) goes through the same GitHub hook
+// as the pipeline's own transitions: the pull request's comment turns to
+// failed naming the cancellation, and the head commit's status fails.
+func TestGitHubNotify_CancelledDeploymentUpdatesPullRequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGitHubPipeline(t)
+	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
+	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
+	must(t, err)
+	queued := github.CommentQueued
+	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
+	must(t, err)
+
+	d, err = service.CancelDeployment(ctx, b.st, service.Actor{TeamID: b.team.ID, UserID: "ada"}, b.pipeline.Enqueue, d.ID)
+	must(t, err)
+	expectState(t, d, store.StateCancelled)
+
+	cs := b.waitComment(t, func(cs []githubtest.Comment) bool {
+		return len(cs) > 0 && strings.Contains(cs[len(cs)-1].Body, "Failed")
+	})
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "cancelled") {
+		t.Fatalf("want one comment naming the cancellation, got %+v", cs)
+	}
+	b.waitStatus(t, b.pr.HeadSHA, github.StateFailure)
+}

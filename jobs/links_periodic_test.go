@@ -1,0 +1,70 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// A link whose network went away (a links_reconcile that failed or never
+// ran after it was lost) is repaired by the periodic reconcile scan: the
+// network is created again and the importer's services join it.
+func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lb := setupLinks(t)
+	web := swarmtest.Image(t, "web")
+	lb.deploy(t, "auth", serviceManifest("auth", web, "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\"]\n", "api"))
+	if _, res := lb.deploy(t, "notes", serviceManifest("notes", web, "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n", "web")); len(res.Connected) != 1 {
+		t.Fatalf("notes' import connected %v, want one link", res.Connected)
+	}
+	nets, err := lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+	must(t, err)
+	if len(nets) != 1 {
+		t.Fatalf("link networks %+v, want one", nets)
+	}
+	lost := nets[0]
+
+	// Lose the network: detach both environments and remove it behind
+	// Slipway's back (the environment_links row stays).
+	for _, app := range []string{"auth", "notes"} {
+		env := lb.envs[app]
+		_, err := lb.driver.SetLinkAttachments(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, nil, map[string]bool{lost.ID: true})
+		must(t, err)
+	}
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+		err := lb.driver.RemoveLinkNetwork(ctx, lost)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("remove the link network: %v", err)
+		}
+	}
+
+	rec := &jobs.ReconcileWorker{Pipeline: lb.pipeline}
+	must(t, rec.Work(ctx, &river.Job[jobs.ReconcileArgs]{}))
+
+	nets, err = lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+	must(t, err)
+	if len(nets) != 1 || nets[0].ID == lost.ID || nets[0].Name != lost.Name {
+		t.Fatalf("link networks after the periodic pass %+v, want %s created again", nets, lost.Name)
+	}
+	notes := lb.envs["notes"]
+	joined, err := lb.driver.EnvLinks(ctx, swarm.EnvRef{ID: notes.ID, ShortID: store.ShortID(notes.ID)})
+	must(t, err)
+	found := false
+	for _, a := range joined {
+		found = found || a.NetworkID == nets[0].ID
+	}
+	if !found {
+		t.Fatalf("notes joins %+v, want the recreated network %s", joined, nets[0].ID)
+	}
+}
