@@ -14,6 +14,7 @@ import (
 
 	"github.com/docker/docker/client"
 
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
@@ -46,9 +47,9 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger) j
 // startServeGatewayFeed serves the route table for a gateway on this host.
 // The gateway is optional for serve: a socket directory it cannot use is
 // logged, not fatal.
-func startServeGatewayFeed(ctx context.Context, st *store.Store, logger *slog.Logger) {
+func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Config, logger *slog.Logger) {
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
-	if _, err := startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(logger), logger); err != nil {
+	if _, err := startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
 	}
 }

@@ -30,14 +30,9 @@ func gatewayFeedTCPFromConfig(cfg config.Config) (gatewayFeedTCP, error) {
 	return gatewayFeedTCP{Addr: in.FeedAddr, Token: tok}, nil
 }
 
-// serveGatewayFeedTCP loads the [ingress] feed settings for serve; a
-// configuration it cannot read leaves the TCP feed off (logged).
-func serveGatewayFeedTCP(logger *slog.Logger) gatewayFeedTCP {
-	cfg, err := config.Options{}.Load()
-	if err != nil {
-		logger.Warn("gateway route feed: TCP listener off, the configuration does not load", "err", err)
-		return gatewayFeedTCP{}
-	}
+// serveGatewayFeedTCP is serve's TCP feed; a token it cannot read leaves
+// the TCP feed off (logged), the unix socket still serves.
+func serveGatewayFeedTCP(cfg config.Config, logger *slog.Logger) gatewayFeedTCP {
 	tcp, err := gatewayFeedTCPFromConfig(cfg)
 	if err != nil {
 		logger.Warn("gateway route feed: TCP listener off", "err", err)

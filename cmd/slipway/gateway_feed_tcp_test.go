@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -170,4 +171,29 @@ func mustRequest(t *testing.T, method, url, body string) *http.Request {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return req
+}
+
+// TestGatewayFeedTCPFromConfig reads [ingress] feed_addr and the token
+// file; an unreadable file is an error naming the key.
+func TestGatewayFeedTCPFromConfig(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	if tcp, err := gatewayFeedTCPFromConfig(cfg); err != nil || tcp.Addr != "" {
+		t.Fatalf("default: %+v %v, want no TCP feed", tcp, err)
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(" s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Ingress.FeedAddr, cfg.Ingress.GatewayTokenFile = "10.0.0.1:8081", file
+	if tcp, err := gatewayFeedTCPFromConfig(cfg); err != nil || tcp.Addr != "10.0.0.1:8081" || tcp.Token != "s3cret-token" {
+		t.Fatalf("with a token file: %+v %v", tcp, err)
+	}
+	cfg.Ingress.GatewayTokenFile = filepath.Join(t.TempDir(), "missing")
+	if _, err := gatewayFeedTCPFromConfig(cfg); err == nil || !strings.Contains(err.Error(), "ingress.gateway_token_file") {
+		t.Fatalf("missing token file: %v", err)
+	}
+	if _, err := listenGatewayFeedTCP(gatewayFeedTCP{Addr: "127.0.0.1:0"}); err == nil {
+		t.Fatal("the TCP feed listened without a token")
+	}
 }

@@ -62,7 +62,7 @@ func newServeCommand() *cobra.Command {
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
-			startServeGatewayFeed(ctx, st, logger)
+			startServeGatewayFeed(ctx, st, cfg, logger)
 			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 		},
 	}
