@@ -95,14 +95,18 @@ func New(cfg Config) *fiber.App {
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
 
 	f := fiber.New(fiber.Config{
-		AppName:               "slipway",
-		BodyLimit:             BodyLimit,
-		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
-		IdleTimeout:           120 * time.Second,
-		ErrorHandler:          h.handleError,
+		AppName: "slipway",
+		// Bodies are streamed to limitBody, which reads each up to its
+		// route's limit; multipart forms are parsed from that body only.
+		BodyLimit:                    BodyLimit,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		DisableStartupMessage:        true,
+		ReadTimeout:                  30 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		ErrorHandler:                 h.handleError,
 	})
-	f.Use(recover.New(), securityHeaders)
+	f.Use(recover.New(), limitBody, securityHeaders)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -21,6 +22,13 @@ type PreviewLocalDeployed struct {
 	Base   string `json:"base"`
 	// Created is true when the preview was created by this deploy.
 	Created bool `json:"created"`
+}
+
+// TakesSnapshotUpload reports whether a request is a local preview upload
+// (POST /api/v1/applications/{app}/previews/local), whose body may be up to
+// service.MaxSnapshotBytes rather than the server's usual limit.
+func TakesSnapshotUpload(method, path string) bool {
+	return method == http.MethodPost && strings.HasPrefix(path, "/api/v1/applications/") && strings.HasSuffix(path, "/previews/local")
 }
 
 // previewLocal deploys an uploaded worktree snapshot as the preview of its

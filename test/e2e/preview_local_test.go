@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"os"
@@ -95,6 +96,13 @@ visibility = "public"
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("untracked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Incompressible data makes the bundle larger than the server's usual
+	// 1 MiB body limit, which the upload route lifts.
+	noise := make([]byte, 3<<20/2)
+	_, _ = rand.Read(noise)
+	if err := os.WriteFile(filepath.Join(work, "noise.bin"), noise, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := worktreeState(t, repo)
