@@ -95,18 +95,16 @@ func New(cfg Config) *fiber.App {
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
 
 	f := fiber.New(fiber.Config{
-		AppName: "slipway",
-		// Bodies are streamed to limitBody, which reads each up to its
-		// route's limit; multipart forms are parsed from that body only.
-		BodyLimit:                    BodyLimit,
-		StreamRequestBody:            true,
-		DisablePreParseMultipartForm: true,
-		DisableStartupMessage:        true,
-		ReadTimeout:                  30 * time.Second,
-		IdleTimeout:                  120 * time.Second,
-		ErrorHandler:                 h.handleError,
+		AppName:               "slipway",
+		BodyLimit:             BodyLimit,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ErrorHandler:          h.handleError,
 	})
-	f.Use(recover.New(), limitBody, securityHeaders)
+	// The local preview upload alone may send more than BodyLimit.
+	f.Server().HeaderReceived = bodyLimitFor
+	f.Use(recover.New(), securityHeaders)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 

@@ -136,9 +136,18 @@ start_period_seconds = 2
 		WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'superseded')`).Scan(&live); err != nil {
 		tb.Fatal(err)
 	}
-	if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM river_job
-		WHERE kind = 'deploy' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&liveJobs); err != nil {
-		tb.Fatal(err)
+	// River records a job's completion shortly after the worker returns
+	// (its completer batches), so a job may still read running for a
+	// moment after its deployment ended; it must not stay so.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM river_job
+			WHERE kind = 'deploy' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&liveJobs); err != nil {
+			tb.Fatal(err)
+		}
+		if liveJobs == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	if live != 0 || liveJobs != 0 {
 		tb.Fatalf("after every deployment ended: %d deployments and %d deploy jobs still live", live, liveJobs)

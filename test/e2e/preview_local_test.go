@@ -173,7 +173,11 @@ func worktreeState(t *testing.T, repo *git.Repository) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := []string{st.String()}
+	// One line per file: Status is a map, so its String has no fixed order.
+	var lines []string
+	for path, fs := range st {
+		lines = append(lines, fmt.Sprintf("%c%c %s", fs.Staging, fs.Worktree, path))
+	}
 	refs, err := repo.References()
 	if err != nil {
 		t.Fatal(err)
