@@ -197,7 +197,9 @@ func servicesAndRoutes(m *manifest.Manifest) ([]page.ServiceRow, []page.RouteRow
 	for _, r := range m.Spec.Routes {
 		row := page.RouteRow{Hostname: r.Hostname}
 		if !strings.HasPrefix(r.Hostname, "*.") {
-			row.URL = "https://" + r.Hostname + "/"
+			// http until the gateway reports a trusted certificate
+			// (addCertificates), as the routes API does.
+			row.URL = "http://" + r.Hostname + "/"
 		}
 		switch {
 		case r.Redirect != nil:

@@ -11,7 +11,8 @@ import (
 
 // addCertificates labels every route with its certificate state as the
 // gateway last reported it ("issued, expires 2027-03-01", "failed", …), and
-// links it over plain http while browsers would not trust https there. A
+// links it over https once its certificate is one browsers trust (the
+// gateway then redirects http there), over plain http until then. A
 // store error leaves the labels out: the rest of the overview still stands.
 func (h *handler) addCertificates(c *fiber.Ctx, teamID string, envs []page.EnvironmentView) {
 	for i := range envs {
@@ -41,8 +42,8 @@ func (h *handler) addCertificates(c *fiber.Ctx, teamID string, envs []page.Envir
 				label += ", expires " + cert.ExpiresAt.UTC().Format(time.DateOnly)
 			}
 			r.Certificate, r.CertificateError = label, cert.LastError
-			if cert.State != "issued" && cert.State != "operator" {
-				r.URL = strings.Replace(r.URL, "https://", "http://", 1)
+			if cert.State == "issued" || cert.State == "operator" {
+				r.URL = strings.Replace(r.URL, "http://", "https://", 1)
 			}
 		}
 	}
