@@ -35,6 +35,14 @@ func addPreviewRefFlags(cmd *cobra.Command, r *previewRef) {
 	cmd.Flags().StringVar(&r.slot, "slot", "", "the preview's slot, so several previews can share a branch")
 }
 
+// client checks the reference, then opens the API client.
+func (r previewRef) client() (*client.Client, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return apiClient()
+}
+
 func (r previewRef) check() error {
 	if r.branch == "" {
 		return fmt.Errorf("--branch: name the preview's branch (branch_required)")
@@ -72,10 +80,7 @@ func newPreviewCreateCommand() *cobra.Command {
 		Short: "Create the preview of a branch and deploy it; an existing one is returned as it is",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := ref.check(); err != nil {
-				return err
-			}
-			c, err := apiClient()
+			c, err := ref.client()
 			if err != nil {
 				return err
 			}
@@ -118,10 +123,7 @@ func newPreviewDeployCommand() *cobra.Command {
 			if local {
 				return deployLocalPreview(cmd, args[0], ref, wait, timeout)
 			}
-			if err := ref.check(); err != nil {
-				return err
-			}
-			c, err := apiClient()
+			c, err := ref.client()
 			if err != nil {
 				return err
 			}
@@ -290,10 +292,7 @@ func newPreviewURLCommand() *cobra.Command {
 		Short: "Print the URLs the preview's routes answer at",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := ref.check(); err != nil {
-				return err
-			}
-			c, err := apiClient()
+			c, err := ref.client()
 			if err != nil {
 				return err
 			}
