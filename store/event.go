@@ -34,6 +34,11 @@ type EventParams struct {
 type EventFilter struct {
 	ObjectType string
 	ObjectID   string
+	// ApplicationID keeps the events naming the application, one of its
+	// environments or one of its deployments.
+	ApplicationID string
+	// Actor keeps one actor's events ("user:<id>", "token:<id>", "system").
+	Actor string
 	// BeforeID pages backwards: only events with a smaller id.
 	BeforeID int64
 	// Limit defaults to 50 and is capped at 500.
@@ -67,24 +72,77 @@ func (s *Store) RecordEvent(ctx context.Context, teamID string, p EventParams) (
 
 // ListEvents returns the team's events, newest first.
 func (s *Store) ListEvents(ctx context.Context, teamID string, f EventFilter) ([]Event, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 50
+	return s.listEvents(ctx, teamID, f, eventLimit(f.Limit))
+}
+
+// EventPage is one page of a team's audit log, newest first.
+type EventPage struct {
+	Events []Event
+	// NextBefore is the BeforeID of the next (older) page; 0 when no older
+	// event matches the filter.
+	NextBefore int64
+}
+
+// ListEventPage returns one page of the team's events, newest first, and
+// the keyset cursor of the next page. Ids only grow, so a page stays
+// stable while newer events arrive.
+func (s *Store) ListEventPage(ctx context.Context, teamID string, f EventFilter) (EventPage, error) {
+	limit := eventLimit(f.Limit)
+	es, err := s.listEvents(ctx, teamID, f, limit+1)
+	if err != nil {
+		return EventPage{}, err
 	}
-	limit = min(limit, 500)
+	p := EventPage{Events: es}
+	if len(es) > limit {
+		p.Events = es[:limit]
+		p.NextBefore = es[limit-1].ID
+	}
+	return p, nil
+}
+
+// eventLimit is f.Limit defaulted to 50 and capped at 500.
+func eventLimit(limit int) int {
+	if limit <= 0 {
+		return 50
+	}
+	return min(limit, 500)
+}
+
+func (s *Store) listEvents(ctx context.Context, teamID string, f EventFilter, limit int) ([]Event, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT `+eventColumns+` FROM events
 		WHERE team_id = $1
 		  AND ($2 = '' OR object_type = $2)
 		  AND ($3 = '' OR object_id = $3)
 		  AND ($4 = 0 OR id < $4)
+		  AND ($6 = '' OR actor = $6)
+		  AND ($7 = '' OR object_id = $7
+		       OR object_id IN (SELECT id FROM environments WHERE team_id = $1 AND application_id = $7)
+		       OR object_id IN (SELECT id FROM deployments WHERE team_id = $1 AND application_id = $7))
 		ORDER BY id DESC
-		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit)
+		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit, f.Actor, f.ApplicationID)
 	if err != nil {
 		return nil, wrap("list events", err)
 	}
 	es, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) { return scanEvent(r) })
 	return es, wrap("list events", err)
+}
+
+// EventFacets are the values the team's audit log can be filtered by.
+type EventFacets struct {
+	Kinds  []string // object types, sorted
+	Actors []string // actors, sorted
+}
+
+// ListEventFacets returns the object types and actors of the team's events.
+func (s *Store) ListEventFacets(ctx context.Context, teamID string) (EventFacets, error) {
+	var f EventFacets
+	err := s.db.QueryRow(ctx, `
+		SELECT
+		  coalesce((SELECT array_agg(DISTINCT object_type ORDER BY object_type) FROM events WHERE team_id = $1), '{}'),
+		  coalesce((SELECT array_agg(DISTINCT actor ORDER BY actor) FROM events WHERE team_id = $1), '{}')`,
+		teamID).Scan(&f.Kinds, &f.Actors)
+	return f, wrap("list event facets", err)
 }
 
 // PruneEvents deletes events of every team created before cutoff and

@@ -87,6 +87,12 @@ func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpoo
 		// a handful of connections; River's workers need their own too.
 		cfg.MaxConns = 20
 	}
+	if !strings.Contains(url, "pool_min_conns") {
+		// A few connections stay open while idle, so the first burst of
+		// requests (or webhook deliveries) after a quiet spell does not
+		// wait for Postgres to start backends.
+		cfg.MinConns = 4
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", envDatabaseURL, err)
