@@ -38,13 +38,7 @@ environment = "production"
 func TestLinks_ShowsExportsAndImports(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("1")}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(context.Background(), owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, br, a := b.ownerWithApp(t, shopManifest("1"))
 	tab := "/applications/" + a.ID + "/links"
 	r := br.get(tab)
 	wantStatus(t, r, http.StatusOK)
@@ -74,13 +68,7 @@ func TestSettings_RenameAndTypedDelete(t *testing.T) {
 	t.Parallel()
 	b := setupJobs(t)
 	ctx := context.Background()
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("1")}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(ctx, owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	owner, br, a := b.ownerWithApp(t, shopManifest("1"))
 	tab := "/applications/" + a.ID + "/settings"
 	r := br.get(tab)
 	wantStatus(t, r, http.StatusOK)

@@ -183,20 +183,13 @@ func TestDeploymentCancel_AndFinishedRefusal(t *testing.T) {
 func TestEnvironments_DeployAndPromoted(t *testing.T) {
 	t.Parallel()
 	b := setupJobs(t)
-	ctx := context.Background()
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
 	m := shopManifest("1") + `
 [spec.environments.staging]
 
 [spec.environments.production]
 promote_from = "staging"
 `
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {m}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(ctx, owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, br, a := b.ownerWithApp(t, m)
 	r := br.get("/applications/" + a.ID + "/environments")
 	wantStatus(t, r, http.StatusOK)
 	if n := testid(r, "environment-row").Length(); n != 2 {

@@ -55,19 +55,13 @@ func TestEnvironments_PromotePlanAndPromote(t *testing.T) {
 	t.Parallel()
 	b := setupJobs(t)
 	ctx := context.Background()
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
 	m := shopManifest("1") + `
 [spec.environments.staging]
 
 [spec.environments.production]
 promote_from = "staging"
 `
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {m}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(ctx, owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	owner, br, a := b.ownerWithApp(t, m)
 	r := br.get("/applications/" + a.ID + "/environments")
 	link, ok := r.doc.Find(`[data-environment="production"] [data-testid="environment-promote"]`).Attr("href")
 	if !ok || r.doc.Find(`[data-environment="staging"] [data-testid="environment-promote"]`).Length() != 0 {

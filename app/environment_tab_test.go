@@ -20,13 +20,7 @@ import (
 func TestEnvironments_Variables(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("2")}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(context.Background(), owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	owner, br, a := b.ownerWithApp(t, shopManifest("2"))
 	tab := "/applications/" + a.ID + "/environments"
 	r := br.get(tab)
 	wantStatus(t, r, http.StatusOK)

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -20,11 +19,7 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	ours, err := h.applicationObjects(ctx, a)
-	if err != nil {
-		return err
-	}
-	events, err := h.store.ListEvents(ctx, a.TeamID, store.EventFilter{Limit: 500})
+	events, err := h.store.ListEvents(ctx, a.TeamID, store.EventFilter{ApplicationID: a.ID, Limit: 500})
 	if err != nil {
 		return err
 	}
@@ -37,9 +32,6 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 	var verbs []string
 	var rows []page.EventRow
 	for _, e := range events {
-		if !ours[e.ObjectID] {
-			continue
-		}
 		if !seen[e.Verb] {
 			seen[e.Verb] = true
 			verbs = append(verbs, e.Verb)
@@ -61,25 +53,4 @@ func compactDetails(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
-}
-
-// applicationObjects are the ids the team's audit log names when an event
-// concerns a: the application, its environments and its deployments.
-func (h *handler) applicationObjects(ctx context.Context, a store.Application) (map[string]bool, error) {
-	ours := map[string]bool{a.ID: true}
-	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range envs {
-		ours[e.ID] = true
-	}
-	ds, err := h.store.ListDeployments(ctx, a.TeamID, store.DeploymentFilter{ApplicationID: a.ID, Limit: 500})
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range ds {
-		ours[d.ID] = true
-	}
-	return ours, nil
 }

@@ -112,6 +112,22 @@ func (b *testBundle) addMember(t *testing.T, team store.Team, email string, role
 	return u
 }
 
+// ownerWithApp signs up owner@example.com with the team Acme, saves
+// manifest (an application named shop) through the dashboard as them, and
+// returns them, their browser and the application: how every application
+// tab test starts.
+func (b *testBundle) ownerWithApp(t *testing.T, manifest string) (member, *browser, store.Application) {
+	t.Helper()
+	owner := b.signup(t, "owner@example.com", "Acme")
+	br := b.sessionBrowser(t, owner.user)
+	wantStatus(t, br.post("/manifest", url.Values{"manifest": {manifest}, "intent": {"save"}}), http.StatusSeeOther)
+	a, err := b.store.GetApplicationByName(context.Background(), owner.team.ID, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owner, br, a
+}
+
 // browser keeps cookies and the last page's CSRF token, like a real one.
 type browser struct {
 	t       *testing.T

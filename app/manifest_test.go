@@ -230,13 +230,7 @@ func TestManifestPlan_DiffAgainstSaved(t *testing.T) {
 func TestManifestSave_RevisionsAndDiff(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("1")}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(context.Background(), owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, br, a := b.ownerWithApp(t, shopManifest("1"))
 	r := br.post("/manifest", url.Values{"manifest": {shopManifest("4")}, "intent": {"save"}, "application": {a.ID}, "expected_revision": {"1"}})
 	wantStatus(t, r, http.StatusSeeOther)
 	if loc := r.header.Get("Location"); loc != "/applications/"+a.ID+"/manifest" {

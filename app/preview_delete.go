@@ -11,22 +11,18 @@ import (
 )
 
 // previewDelete deletes a preview: through the preview service when the
-// server runs one (which removes its volumes too), else as any other
-// environment is deleted.
+// server runs one (which removes its volumes too), else at once, as an
+// idle environment is deleted (never through the environment commands).
 func (h *handler) previewDelete(c *fiber.Ctx) error {
 	a, header, err := h.loadApplication(c, "previews")
 	if err != nil {
 		return err
 	}
 	ctx, actor, slug := c.UserContext(), visitorOf(c).actor(), c.Params("slug")
-	env, err := h.store.GetPreviewBySlug(ctx, a.TeamID, a.ID, slug)
-	if err != nil {
-		return err
-	}
 	if h.previews != nil {
 		_, err = h.previews.Delete(ctx, actor, h.enqueue, a.ID, slug)
 	} else {
-		_, err = service.DeleteEnvironment(ctx, h.store, actor, h.enqueue, a.ID, env.Name)
+		_, err = service.DeletePreviewNow(ctx, h.store, actor, h.enqueue, a.ID, slug)
 	}
 	if msg, ok := editErrorMessage(err); ok {
 		return h.previewRowError(c, a, header, slug, msg)

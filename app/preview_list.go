@@ -31,12 +31,16 @@ func (h *handler) previewList(c *fiber.Ctx) error {
 func (h *handler) previewsTab(c *fiber.Ctx, a store.Application, notice string) (page.PreviewsTab, error) {
 	ctx := c.UserContext()
 	t := page.PreviewsTab{Notice: notice, RowErrors: map[string]string{}}
-	if h.previews != nil {
-		m, _, err := h.savedManifest(ctx, a.TeamID, a.ID)
-		if err != nil {
-			return t, err
+	m, _, err := h.savedManifest(ctx, a.TeamID, a.ID)
+	if err != nil {
+		return t, err
+	}
+	if m != nil {
+		t.CanCreate = h.previews != nil && m.Spec.Manifest != nil
+		t.Visibility = manifest.DefaultPreviewVisibility
+		if m.Spec.Previews != nil && m.Spec.Previews.Visibility != "" {
+			t.Visibility = m.Spec.Previews.Visibility
 		}
-		t.CanCreate = m != nil && m.Spec.Manifest != nil
 	}
 	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
 	if err != nil {

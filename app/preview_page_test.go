@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -17,13 +16,7 @@ func TestPreviews_ListAndDelete(t *testing.T) {
 	t.Parallel()
 	b := setupJobs(t)
 	ctx := context.Background()
-	owner := b.signup(t, "owner@example.com", "Acme")
-	br := b.sessionBrowser(t, owner.user)
-	wantStatus(t, br.post("/manifest", url.Values{"manifest": {shopManifest("1")}, "intent": {"save"}}), http.StatusSeeOther)
-	a, err := b.store.GetApplicationByName(ctx, owner.team.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
-	}
+	owner, br, a := b.ownerWithApp(t, shopManifest("1"))
 	tab := "/applications/" + a.ID + "/previews"
 	r := br.get(tab)
 	wantStatus(t, r, http.StatusOK)
@@ -45,6 +38,15 @@ func TestPreviews_ListAndDelete(t *testing.T) {
 	rows := testid(r, "preview-row")
 	if rows.Length() != 2 {
 		t.Fatalf("%d preview rows, want 2 (production is no preview)", rows.Length())
+	}
+	// The manifest sets no [spec.previews] visibility: previews are private.
+	if v := testid(r, "previews-visibility"); v.AttrOr("data-visibility", "") != "private" || !strings.Contains(v.Text(), "tailnet") {
+		t.Fatalf("previews visibility %q (%q), want private", v.AttrOr("data-visibility", ""), v.Text())
+	}
+	// Previews are no environments: the Environments tab leaves them out.
+	envs := br.get("/applications/" + a.ID + "/environments")
+	if n := testid(envs, "environment-row").Length(); n != 1 || envs.doc.Find(`[data-environment="shop-fix-b"]`).Length() != 0 {
+		t.Fatalf("environments tab: %d rows, or lists a preview", n)
 	}
 	fix := r.doc.Find(`[data-testid="preview-row"][data-slug="shop-fix-b"]`)
 	if !strings.Contains(fix.Text(), "fix/b") || fix.Find(`[data-testid="state-badge"]`).AttrOr("data-state", "") != "deploying" || fix.Find(`[data-testid="preview-deployment"]`).Length() != 1 {

@@ -77,13 +77,7 @@ func runTalker(t *testing.T, b *testBundle, br *browser, teamID string, driver *
 		t.Fatal(err)
 	}
 	env := rswarm.EnvRef{ID: d.EnvironmentID, ShortID: store.ShortID(d.EnvironmentID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := driver.RemoveEnvironment(ctx, env); err != nil {
-			t.Logf("cleanup: %v", err)
-		}
-	})
+	swarmtest.RemoveOnCleanup(t, rswarm.LabelEnv+"="+env.ID)
 	st, err := rswarm.Desired(rswarm.DesiredInput{Manifest: m, TeamID: teamID, AppID: d.ApplicationID, EnvID: env.ID, EnvShortID: env.ShortID,
 		DeploymentID: d.ID, Images: map[string]string{"talker": image}})
 	if err != nil {

@@ -2,7 +2,9 @@ package app
 
 import (
 	"net/http"
-	"sort"
+	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,31 +12,38 @@ import (
 	"github.com/slipwayhq/slipway/views/page"
 )
 
-// teamEventList is the team's audit log, filterable by application (what
-// names it, its environments or its deployments) and by kind of object.
+// teamEventPage is how many audit log entries one page of /events shows.
+const teamEventPage = 50
+
+// teamEventList is the team's audit log, newest first, one page at a time
+// (?before= is the keyset cursor of an older page), filterable by
+// application (what names it, its environments or its deployments), by
+// kind of object and by actor. An htmx request for an older page gets
+// only its rows.
 func (h *handler) teamEventList(c *fiber.Ctx) error {
 	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
+	v := page.TeamEventsView{Application: c.Query("application"), Kind: c.Query("kind"), Actor: c.Query("actor")}
+	f := store.EventFilter{ObjectType: v.Kind, Actor: v.Actor, Limit: teamEventPage}
+	if before, err := strconv.ParseInt(c.Query("before"), 10, 64); err == nil && before > 0 {
+		f.BeforeID, v.Older = before, true
+	}
 	apps, err := h.store.ListApplications(ctx, teamID)
 	if err != nil {
 		return err
 	}
-	v := page.TeamEventsView{Application: c.Query("application"), Kind: c.Query("kind")}
 	names := map[string]string{}
 	for _, a := range apps {
 		names[a.ID] = a.Name
 		v.Applications = append(v.Applications, page.NamedOption{Value: a.ID, Label: a.Name})
 	}
-	var only map[string]bool
 	if v.Application != "" {
 		a, err := h.store.GetApplication(ctx, teamID, v.Application)
 		if err != nil {
 			return err
 		}
-		if only, err = h.applicationObjects(ctx, a); err != nil {
-			return err
-		}
+		f.ApplicationID = a.ID
 	}
-	events, err := h.store.ListEvents(ctx, teamID, store.EventFilter{Limit: 500})
+	events, err := h.store.ListEventPage(ctx, teamID, f)
 	if err != nil {
 		return err
 	}
@@ -42,24 +51,39 @@ func (h *handler) teamEventList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	kinds := map[string]bool{}
-	for _, e := range events {
-		kinds[e.ObjectType] = true
-		if (only != nil && !only[e.ObjectID]) || (v.Kind != "" && e.ObjectType != v.Kind) {
-			continue
-		}
+	for _, e := range events.Events {
 		row := page.TeamEventRow{
 			EventRow: page.EventRow{Verb: e.Verb, Actor: who.name(e.Actor), Object: e.ObjectType, Details: compactDetails(e.Details), When: when(&e.CreatedAt)},
 			Kind:     e.ObjectType, Application: names[e.ObjectID],
 		}
-		if only != nil {
-			row.Application = names[v.Application]
+		if f.ApplicationID != "" {
+			row.Application = names[f.ApplicationID]
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	for k := range kinds {
-		v.Kinds = append(v.Kinds, k)
+	if events.NextBefore != 0 {
+		q := url.Values{"before": {strconv.FormatInt(events.NextBefore, 10)}}
+		for k, val := range map[string]string{"application": v.Application, "kind": v.Kind, "actor": v.Actor} {
+			if val != "" {
+				q.Set(k, val)
+			}
+		}
+		v.OlderURL = "/events?" + q.Encode()
 	}
-	sort.Strings(v.Kinds)
+	if v.Older && isFragment(c) {
+		return h.render(c, http.StatusOK, "Audit log", page.TeamEventRows(v))
+	}
+	facets, err := h.store.ListEventFacets(ctx, teamID)
+	if err != nil {
+		return err
+	}
+	v.Kinds = facets.Kinds
+	for _, a := range facets.Actors {
+		label := who.name(a)
+		if id, ok := strings.CutPrefix(a, "token:"); ok {
+			label = "API token " + id
+		}
+		v.Actors = append(v.Actors, page.NamedOption{Value: a, Label: label})
+	}
 	return h.render(c, http.StatusOK, "Audit log", page.TeamEvents(v))
 }

@@ -61,6 +61,9 @@ type Ingress struct {
 	FeedAddr         string `toml:"feed_addr" doc:"Address (host:port) where serve also offers the route table and takes certificate reports over TCP, for gateways on other nodes (slipway gateway --control-url http://HOST:PORT --token-file FILE); requests must carry Authorization: Bearer <gateway token>. Empty: only the unix socket."`
 	GatewayTokenFile string `toml:"gateway_token_file" doc:"File holding the gateway token that feed_addr requires. Setting both gateway_token_file and gateway_token is an error."`
 	GatewayToken     string `toml:"gateway_token" secret:"true" doc:"The gateway token itself; prefer gateway_token_file."`
+	// The gateway's own /metrics, published on the host for Prometheus.
+	MetricsAddr      string `toml:"metrics_addr" doc:"Host ip:port where the gateway container publishes its /metrics (slipway_gateway_* per route, Go runtime), such as 127.0.0.1:9100 or a private interface; empty: no gateway metrics."`
+	MetricsTokenFile string `toml:"metrics_token_file" doc:"Absolute path of the file holding the bearer token that scrapes of metrics_addr must send (Authorization: Bearer <token>); required with metrics_addr, mounted read-only into the gateway container, which reads it when it starts."`
 }
 
 // ACME holds the gateway's certificate settings.

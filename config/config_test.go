@@ -54,6 +54,7 @@ func sample() Config {
 			Enabled: false, HTTPPort: 8080, HTTPSPort: 8443, PrivateAddr: "100.64.0.1:443",
 			Image:    "registry.example.com/slipway:1.2.0",
 			FeedAddr: "10.0.0.1:8081", GatewayToken: "gw-s3cret",
+			MetricsAddr: "127.0.0.1:9100", MetricsTokenFile: "/etc/slipway/gateway-metrics-token",
 			ACME: ACME{
 				Directory: "https://acme.example.com/directory", Email: "ops@example.com",
 				CARoot: "/etc/slipway/acme-root.pem", CertDir: "/etc/slipway/certs",
@@ -366,6 +367,8 @@ func TestDecode_Errors(t *testing.T) {
 		{"github app without key", "[github]\napp_id = 7\nwebhook_secret_file = \"/w\"\n", "github.private_key_file", CodeRequired, 0, 0, "required when github.app_id is set"},
 		{"github slug", "[github]\napp_slug = \"My App\"\n", "github.app_slug", CodeValueInvalid, 2, 1, "lowercase"},
 		{"gateway token twice", "[ingress]\ngateway_token = \"a\"\ngateway_token_file = \"/t\"\n", "ingress.gateway_token", CodeConflict, 2, 1, "not both"},
+		{"gateway metrics without a token", "[ingress]\nmetrics_addr = \"127.0.0.1:9100\"\n", "ingress.metrics_token_file", CodeRequired, 0, 0, "absolute path"},
+		{"gateway metrics addr not an IP", "[ingress]\nmetrics_addr = \"gw.local:9100\"\nmetrics_token_file = \"/t\"\n", "ingress.metrics_addr", CodeAddressInvalid, 2, 1, "IP address"},
 		{"metrics token twice", "[metrics]\ntoken = \"a\"\ntoken_file = \"/t\"\n", "metrics.token", CodeConflict, 2, 1, "not both"},
 		{"otlp endpoint", "[telemetry]\notlp_endpoint = \"collector:4318\"\n", "telemetry.otlp_endpoint", CodeURLInvalid, 2, 1, "http://"},
 	}

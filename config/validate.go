@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -72,10 +73,14 @@ func (c Config) validate() Errors {
 	if in.HTTPPort == in.HTTPSPort {
 		v.add("ingress.https_port", CodeConflict, fmt.Sprintf("is the same port as ingress.http_port (%d)", in.HTTPPort))
 	}
-	if in.PrivateAddr != "" {
-		host, _, _ := net.SplitHostPort(in.PrivateAddr)
-		if v.hostPort("ingress.private_addr", in.PrivateAddr, true) && net.ParseIP(host) == nil {
-			v.add("ingress.private_addr", CodeAddressInvalid, fmt.Sprintf("must be an IP address and port such as 100.64.0.1:443, got %q", in.PrivateAddr))
+	// Docker publishes the gateway's listeners on a host IP, not a name.
+	for _, a := range []struct{ key, addr string }{{"ingress.private_addr", in.PrivateAddr}, {"ingress.metrics_addr", in.MetricsAddr}} {
+		if a.addr == "" {
+			continue
+		}
+		host, _, _ := net.SplitHostPort(a.addr)
+		if v.hostPort(a.key, a.addr, true) && net.ParseIP(host) == nil {
+			v.add(a.key, CodeAddressInvalid, fmt.Sprintf("must be an IP address and port such as 100.64.0.1:443, got %q", a.addr))
 		}
 	}
 	if in.Image != "" {
@@ -109,6 +114,9 @@ func (c Config) validate() Errors {
 		v.add("ingress.gateway_token", CodeConflict, "set ingress.gateway_token_file or ingress.gateway_token, not both")
 	} else if in.FeedAddr != "" && in.GatewayTokenFile == "" && in.GatewayToken == "" {
 		v.add("ingress.gateway_token_file", CodeRequired, "is required when ingress.feed_addr is set: the TCP feed hands out every route")
+	}
+	if in := c.Ingress; in.MetricsAddr != "" && !filepath.IsAbs(in.MetricsTokenFile) {
+		v.add("ingress.metrics_token_file", CodeRequired, "must be an absolute path when ingress.metrics_addr is set: scrapes of the gateway's metrics need a token")
 	}
 	if c.Metrics.TokenFile != "" && c.Metrics.Token != "" {
 		v.add("metrics.token", CodeConflict, "set metrics.token_file or metrics.token, not both")

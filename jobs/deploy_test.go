@@ -69,17 +69,10 @@ func setupPipeline(t *testing.T, envName string) *pipelineBundle {
 			return nil
 		},
 	}
-	envRef := swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := b.driver.RemoveEnvironment(ctx, envRef); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-		if _, err := b.driver.RemoveVolumes(ctx, envRef); err != nil {
-			t.Logf("cleanup volumes: %v", err)
-		}
-	})
+	// Every object the team's deployments make (any environment, preview
+	// or link network) goes when the test ends; a test starting a River
+	// client later stops it before this runs.
+	swarmtest.RemoveOnCleanup(t, swarm.LabelTeam+"="+b.team.ID)
 	return b
 }
 
@@ -481,14 +474,7 @@ func (b *pipelineBundle) addEnvironment(t *testing.T, name string) store.Environ
 		ApplicationID: b.app.ID, Kind: store.KindEnvironment, Name: name, Slug: name, PromoteFrom: b.env.ID,
 	})
 	must(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-		_, _ = b.driver.RemoveEnvironment(ctx, ref)
-		_, _ = b.driver.RemoveVolumes(ctx, ref)
-	})
-	return env
+	return env // removed with the team's objects (setupPipeline)
 }
 
 func TestPipeline_PromotionRunsTheSameImage(t *testing.T) {

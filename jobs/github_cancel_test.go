@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/riverqueue/river"
+
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/forge/github"
 	"github.com/slipwayhq/slipway/forge/github/githubtest"
+	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -27,6 +30,48 @@ func TestGitHubNotify_CancelledDeploymentUpdatesPullRequest(t *testing.T) {
 	must(t, err)
 
 	d, err = service.CancelDeployment(ctx, b.st, service.Actor{TeamID: b.team.ID, UserID: "ada"}, b.pipeline.Enqueue, d.ID)
+	must(t, err)
+	expectState(t, d, store.StateCancelled)
+
+	cs := b.waitComment(t, func(cs []githubtest.Comment) bool {
+		return len(cs) > 0 && strings.Contains(cs[len(cs)-1].Body, "Failed")
+	})
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "cancelled") {
+		t.Fatalf("want one comment naming the cancellation, got %+v", cs)
+	}
+	b.waitStatus(t, b.pr.HeadSHA, github.StateFailure)
+}
+
+// Deleting a preview cancels its waiting deployment; the pull request
+// hears of it like any other cancellation instead of staying queued.
+func TestGitHubNotify_PreviewDeleteCancellationUpdatesPullRequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupGitHubPipeline(t)
+	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
+	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
+	must(t, err)
+	queued := github.CommentQueued
+	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
+	must(t, err)
+
+	// This River client works GitHub jobs only; the deletion job itself is
+	// recorded (no worker here tears Swarm objects down).
+	var others []string
+	enqueue := func(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+		if _, ok := args.(jobs.PreviewDeleteArgs); ok {
+			others = append(others, args.Kind())
+			return nil
+		}
+		return b.pipeline.Enqueue(ctx, tx, args)
+	}
+	previews := &service.Previews{Store: b.st}
+	_, err = previews.Delete(ctx, service.Actor{TeamID: b.team.ID, UserID: "ada"}, enqueue, b.app.ID, b.preview.Slug)
+	must(t, err)
+	if len(others) != 1 {
+		t.Fatalf("queued %v besides GitHub jobs, want the preview deletion", others)
+	}
+	d, err = b.st.GetDeployment(ctx, b.team.ID, d.ID)
 	must(t, err)
 	expectState(t, d, store.StateCancelled)
 

@@ -16,7 +16,6 @@ import (
 	"github.com/slipwayhq/slipway/forge/github/githubtest"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
-	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -57,18 +56,8 @@ func setupGitHubPipeline(t *testing.T) *githubPipeline {
 		ApplicationID: b.app.ID, Kind: store.KindPreview, Name: slug, Branch: "feature", Slug: slug,
 	})
 	must(t, err)
-	// The tests deploy the preview; its Swarm objects go with the test.
-	previewRef := swarm.EnvRef{ID: b.preview.ID, ShortID: store.ShortID(b.preview.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := b.driver.RemoveEnvironment(ctx, previewRef); err != nil {
-			t.Logf("cleanup preview: %v", err)
-		}
-		if _, err := b.driver.RemoveVolumes(ctx, previewRef); err != nil {
-			t.Logf("cleanup preview volumes: %v", err)
-		}
-	})
+	// The tests deploy the preview; its Swarm objects go with the team's
+	// (setupPipeline), after the River client below has stopped.
 	must(t, st.SetEnvironmentHostnames(ctx, b.team.ID, b.preview.ID, []string{slug + ".preview.test"}))
 	b.pr, err = st.UpsertGitHubPullRequest(ctx, b.team.ID, store.GitHubPullRequestParams{
 		ApplicationID: b.app.ID, InstallationID: notifyInstallation, RepositoryID: notifyRepoID, FullName: notifyRepo,

@@ -51,24 +51,8 @@ func setupLinks(t *testing.T) *linkBundle {
 		must(t, err)
 		lb.envs[name] = env
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		for _, env := range lb.envs {
-			if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}); err != nil {
-				t.Logf("cleanup environment: %v", err)
-			}
-		}
-		nets, err := b.driver.ListLinkNetworks(ctx, b.team.ID)
-		if err != nil {
-			t.Logf("cleanup links: %v", err)
-		}
-		for _, n := range nets {
-			if err := b.driver.RemoveLinkNetwork(ctx, n); err != nil {
-				t.Logf("cleanup link network: %v", err)
-			}
-		}
-	})
+	// The environments and link networks go with the team's objects
+	// (setupPipeline).
 	return lb
 }
 

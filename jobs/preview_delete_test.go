@@ -34,13 +34,6 @@ func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 		ApplicationID: b.app.ID, Kind: store.KindPreview, Name: slug, Slug: slug, Branch: "feat/v",
 	})
 	must(t, err)
-	ref := swarm.EnvRef{ID: pv.ID, ShortID: store.ShortID(pv.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		_, _ = b.driver.RemoveEnvironment(ctx, ref)
-		_, _ = b.driver.RemoveVolumes(ctx, ref)
-	})
 	b.pipeline.PreviewBounds = jobs.PreviewBounds{DefaultMemoryBytes: 64 << 20, MaxReplicas: 1}
 
 	d := b.deployTo(t, b.pipeline, b.app.ID, pv.ID, volumeManifest(b.app.Name, swarmtest.Image(t, "job")))

@@ -254,7 +254,6 @@ func TestRepository_DeploysBranchesFilesAndSyncsOnce(t *testing.T) {
 		ApplicationID: b.app.ID, Kind: store.KindEnvironment, Name: "staging", Slug: "staging", Branch: "next",
 	})
 	must(t, err)
-	cleanupEnv(t, b, staging)
 	ds := b.deployEnv(t, staging)
 	expectState(t, ds, store.StateSucceeded)
 	if v := envValue(t, ds, "web", "VERSION"); v != "next-1" {
@@ -346,17 +345,6 @@ func TestRepository_DeploysBranchesFilesAndSyncsOnce(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func cleanupEnv(t *testing.T, b *pipelineBundle, env store.Environment) {
-	ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := b.driver.RemoveEnvironment(ctx, ref); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-	})
-}
 
 // staticWebBinary compiles testdata/images/web as a static binary, as a
 // repository holding a prebuilt server would.
@@ -450,9 +438,10 @@ func setupSelfBuild(t *testing.T) *pipelineBundle {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		// The services go first, then every image this test's installation built.
-		if _, err := b.driver.RemoveEnvironment(ctx, swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}); err != nil {
-			t.Logf("cleanup environment: %v", err)
+		// The team's objects go first (the services use the images), then
+		// every image this test's installation built.
+		if err := swarmtest.RemoveLabelled(ctx, cli, swarm.LabelTeam+"="+b.team.ID); err != nil {
+			t.Logf("cleanup team objects: %v", err)
 		}
 		imgs, err := cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", build.LabelInstallation+"="+installation))})
 		if err != nil {

@@ -87,18 +87,8 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
-	team, err := st.CreateTeam(ctx, "Routes hook", "routes-hook")
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := st.CreateApplication(ctx, team.ID, "notes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tenant := storetest.NewTenant(t, st, "routes-hook", "notes")
+	team, env := tenant.Team, tenant.Env
 	conn := &fakeConnector{}
 	hook := &jobs.GatewayRoutes{Store: st, Gateway: conn}
 	rendered := func(routes ...manifest.Route) []byte {
@@ -152,18 +142,8 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 
 	// Withdraw checks hostname ownership before anything rolls out: a name
 	// another team reserved fails the deployment and changes nothing.
-	rival, err := st.CreateTeam(ctx, "Rival", "routes-hook-rival")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rivalApp, err := st.CreateApplication(ctx, rival.ID, "rival")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rivalEnv, err := st.CreateEnvironment(ctx, rival.ID, store.EnvironmentParams{ApplicationID: rivalApp.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rivalTenant := storetest.NewTenant(t, st, "routes-hook-rival", "rival")
+	rival, rivalEnv := rivalTenant.Team, rivalTenant.Env
 	if err := st.SetEnvironmentHostnames(ctx, rival.ID, rivalEnv.ID, []string{"taken.example.com"}); err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,9 @@ func SyncPeriodicJob() *river.PeriodicJob {
 }
 
 // SyncWorker deploys branch heads that moved: for every environment with
-// sync on that follows an unpinned branch, a head past the commit its last
-// deployment fetched gets exactly one deployment.
+// sync on that follows an unpinned branch, and every preview (of a
+// pushed, trusted branch), a head past the commit its last deployment
+// fetched gets exactly one deployment.
 type SyncWorker struct {
 	river.WorkerDefaults[SyncPollArgs]
 	Store *store.Store
@@ -64,6 +65,9 @@ type SyncWorker struct {
 	// AllowFileURLs lets applications read file:// repositories (the
 	// operator's [git] allow_file_urls).
 	AllowFileURLs bool
+	// Previews redeploys previews whose branch moved; nil leaves previews
+	// alone (environments still sync).
+	Previews PreviewSyncer
 }
 
 // repositoryAuth is the application's credentials for url.
@@ -207,7 +211,7 @@ func (w *SyncWorker) syncApp(ctx context.Context, a *syncApp, heads map[string]s
 	return nil
 }
 
-// syncEnvironment applies the spec's rules to one environment.
+// syncEnvironment applies the spec's rules to one environment or preview.
 func (w *SyncWorker) syncEnvironment(ctx context.Context, a *syncApp, t store.SyncTarget, heads map[string]string) error {
 	branch := t.Environment.Branch
 	if branch == "" {
@@ -228,30 +232,18 @@ func (w *SyncWorker) syncEnvironment(ctx context.Context, a *syncApp, t store.Sy
 	}
 	actor := "sync:" + a.conn.Sync.Mode
 	return w.Store.WithTx(ctx, func(tx *store.Store) error {
-		d, err := tx.CreateDeployment(ctx, t.TeamID, store.DeploymentParams{
-			EnvironmentID: t.Environment.ID, Revision: t.Revision, Origin: store.OriginBuild, Actor: actor,
-		})
-		if err != nil {
-			return err
-		}
-		// The deployment reads exactly the head sync saw, even if the
-		// branch moves again before it captures.
-		if err := tx.SetDeploymentRef(ctx, t.TeamID, d.ID, store.GitRef{Branch: branch, Commit: head}); err != nil {
-			return err
-		}
-		if err := tx.MarkSyncRequested(ctx, t.TeamID, t.Environment.ID, head); err != nil {
+		d, ok, err := w.requestSyncDeployment(ctx, tx, t, branch, head, actor) // sync_preview.go
+		if err != nil || !ok {
 			return err
 		}
 		if _, err := tx.RecordEvent(ctx, t.TeamID, store.EventParams{
 			Actor: actor, Verb: VerbBranchSynced, ObjectType: "environment", ObjectID: t.Environment.ID,
-			Details: map[string]any{"branch": branch, "commit": head, "deployment_id": d.ID, "application_id": t.ApplicationID},
+			Details: map[string]any{"branch": branch, "commit": head, "deployment_id": d.ID, "application_id": t.ApplicationID,
+				"preview": t.Environment.Kind == store.KindPreview},
 		}); err != nil {
 			return err
 		}
-		if err := NotifyGitHubTx(ctx, tx, w.Enqueue, d); err != nil {
-			return err
-		}
-		return w.Enqueue(ctx, tx, DeployArgs{TeamID: t.TeamID, DeploymentID: d.ID})
+		return NotifyGitHubTx(ctx, tx, w.Enqueue, d)
 	})
 }
 

@@ -7,6 +7,12 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
+func init() {
+	for _, m := range []string{"ListEventPage", "ListEventFacets"} {
+		tenancyCovered[m] = "TestStore_ListEventPage"
+	}
+}
+
 // TestStore_ListEventPage walks the audit log backwards page by page: each
 // event shows up once, newest first, the last page has no cursor, filters
 // by application (its environments and deployments included) and by actor
@@ -42,7 +48,9 @@ func TestStore_ListEventPage(t *testing.T) {
 		if actor == owner {
 			byOwner = append([]int64{id}, byOwner...)
 		}
-		record(b.b.team.ID, store.EventParams{Actor: "system", Verb: "thing.happen", ObjectType: "application", ObjectID: b.a.app.ID})
+		// Another team's events, naming team A's objects with their own
+		// actor and kind: neither may show up in A's pages or facets.
+		record(b.b.team.ID, store.EventParams{Actor: "token:beta", Verb: "thing.happen", ObjectType: "secret", ObjectID: b.a.app.ID})
 	}
 	walk := func(f store.EventFilter) (ids []int64, pages int) {
 		t.Helper()

@@ -102,3 +102,14 @@ func (s *Store) LatestDeployment(ctx context.Context, teamID, environmentID stri
 		LIMIT 1`, teamID, environmentID))
 	return d, wrap("latest deployment", err)
 }
+
+// SyncRequestedCommit returns the branch head recorded for the environment
+// as already deployed (MarkSyncRequested); "" stands for a branch that did
+// not exist then. ErrNotFound when nothing was recorded.
+func (s *Store) SyncRequestedCommit(ctx context.Context, teamID, environmentID string) (string, error) {
+	var commit string
+	err := s.db.QueryRow(ctx, `
+		SELECT requested_commit FROM environment_sync WHERE team_id = $1 AND environment_id = $2`,
+		teamID, environmentID).Scan(&commit)
+	return commit, wrap("sync requested commit", err)
+}

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	for _, m := range []string{"ListPreviews", "GetPreviewBySlug", "LockPreviewCounts", "MarkPreviewDeleting",
-		"RecordPreviewVolumes", "ListPreviewVolumes", "LatestDeployment"} {
+		"RecordPreviewVolumes", "ListPreviewVolumes", "LatestDeployment", "SyncRequestedCommit"} {
 		tenancyCovered[m] = "TestPreviews_TeamScoped"
 	}
 }
@@ -58,6 +58,14 @@ func TestPreviews_TeamScoped(t *testing.T) {
 		return err
 	})
 	must(t, err)
+
+	// The head recorded for team B's preview is team B's to read.
+	must(t, st.MarkSyncRequested(ctx, other.team.ID, pv.ID, "0123456789abcdef0123456789abcdef01234567"))
+	_, err = st.SyncRequestedCommit(ctx, a, pv.ID)
+	wantErr(t, err, store.ErrNotFound)
+	if head, err := st.SyncRequestedCommit(ctx, other.team.ID, pv.ID); err != nil || head != "0123456789abcdef0123456789abcdef01234567" {
+		t.Fatalf("team B's recorded head = %q, %v", head, err)
+	}
 
 	// Team B's preview is untouched, and its own calls see everything.
 	got, err := st.GetPreviewBySlug(ctx, other.team.ID, other.app.ID, pv.Slug)

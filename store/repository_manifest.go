@@ -182,8 +182,8 @@ func (s *Store) RequestSyncCheck(ctx context.Context, teamID, applicationID stri
 	return wrap("request sync check", err)
 }
 
-// SyncTarget is one environment that deploys on push, with what sync
-// needs to decide whether its branch head should be deployed.
+// SyncTarget is one environment or preview that deploys on push, with
+// what sync needs to decide whether its branch head should be deployed.
 type SyncTarget struct {
 	TeamID        string
 	ApplicationID string
@@ -206,7 +206,9 @@ type SyncTarget struct {
 
 // ListSyncTargets returns every environment, across teams (a maintenance
 // method), that has sync on and follows an unpinned branch of an
-// application with a saved manifest.
+// application with a saved manifest, and every preview of one, since
+// previews always follow their branch: all but those being deleted and
+// untrusted ones (forks), whose heads need a member's approval.
 func (s *Store) ListSyncTargets(ctx context.Context) ([]SyncTarget, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT e.id, e.team_id, e.application_id, e.kind, e.name, e.branch, e.commit, e.slot, e.slug, e.variables,
@@ -222,8 +224,9 @@ func (s *Store) ListSyncTargets(ctx context.Context) ([]SyncTarget, error) {
 		JOIN manifest_revisions r ON r.application_id = a.id AND r.revision = a.current_revision
 		LEFT JOIN application_repository_state st ON st.application_id = a.id
 		LEFT JOIN environment_sync es ON es.environment_id = e.id
-		WHERE e.sync AND e.kind = 'environment' AND e.commit = ''
-		ORDER BY e.team_id, e.application_id, e.name`)
+		WHERE (e.kind = 'environment' AND e.sync AND e.commit = '')
+		   OR (e.kind = 'preview' AND e.deleting_at IS NULL AND NOT e.untrusted)
+		ORDER BY e.team_id, e.application_id, e.kind, e.name`)
 	if err != nil {
 		return nil, wrap("list sync targets", err)
 	}

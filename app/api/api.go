@@ -60,6 +60,7 @@ func Register(r fiber.Router, cfg Config) {
 	r.Use(h.idempotency)
 	r.Get("/me", h.meShow)
 	r.Get("/teams", h.teamList)
+	r.Get("/events", h.requireScope(auth.AppsRead), h.eventList)
 	r.Get("/tokens", h.requireScope(auth.TokensManage), h.tokenList)
 	r.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
 	r.Delete("/tokens/:token", h.requireScope(auth.TokensManage), h.tokenRevoke)
@@ -170,6 +171,7 @@ func (h *handler) requireScope(s auth.Scope) fiber.Handler {
 // missing (or other team's) object is 404, anything else is logged once.
 func (h *handler) fail(c *fiber.Ctx, err error) error {
 	var ie *service.InputError
+	var nf *service.NotFoundError
 	switch {
 	case errors.As(err, &ie):
 		status := http.StatusUnprocessableEntity
@@ -177,6 +179,8 @@ func (h *handler) fail(c *fiber.Ctx, err error) error {
 			status = http.StatusConflict
 		}
 		return WriteError(c, status, ie.Code, ie.Message, map[string]any{"field": ie.Field})
+	case errors.As(err, &nf): // a named object with its own code, e.g. environment_not_found
+		return WriteError(c, http.StatusNotFound, nf.Code, nf.Message, map[string]any{"field": nf.Field})
 	case errors.Is(err, store.ErrNotFound):
 		return WriteError(c, http.StatusNotFound, "not_found", "no such object", nil)
 	}

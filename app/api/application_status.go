@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -37,7 +38,8 @@ type EnvironmentStatus struct {
 	ErrorMessage string `json:"error_message,omitempty"`
 }
 
-// ApplicationStatus is GET /applications/{app}/status[?env=E].
+// ApplicationStatus is GET /applications/{app}/status[?env=E]: the
+// application's environments, never its previews.
 type ApplicationStatus struct {
 	Application  Application         `json:"application"`
 	Environments []EnvironmentStatus `json:"environments"`
@@ -59,7 +61,8 @@ func (h *handler) applicationStatus(c *fiber.Ctx) error {
 	only := c.Query("env")
 	out := ApplicationStatus{Application: newApplication(a), Environments: []EnvironmentStatus{}}
 	for _, e := range envs {
-		if only != "" && e.Name != only {
+		// Previews never appear among the environments (preview show).
+		if e.Kind != store.KindEnvironment || (only != "" && e.Name != only) {
 			continue
 		}
 		es := EnvironmentStatus{Name: e.Name, ID: e.ID, Services: []ServiceStatus{}}
@@ -88,7 +91,7 @@ func (h *handler) applicationStatus(c *fiber.Ctx) error {
 		out.Environments = append(out.Environments, es)
 	}
 	if only != "" && len(out.Environments) == 0 {
-		return h.fail(c, store.ErrNotFound)
+		return h.fail(c, service.EnvironmentNotFound(only))
 	}
 	return c.JSON(out)
 }

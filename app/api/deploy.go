@@ -62,7 +62,12 @@ func (h *handler) enqueue(ctx context.Context, tx *store.Store, args river.JobAr
 // application resolves the :app parameter, an id or a name, within the
 // caller's team; another team's application is not found.
 func (h *handler) application(c *fiber.Ctx) (store.Application, error) {
-	ctx, team, ref := c.UserContext(), callerOf(c).token.TeamID, c.Params("app")
+	return h.applicationByRef(c, c.Params("app"))
+}
+
+// applicationByRef is the caller's application with id or name ref.
+func (h *handler) applicationByRef(c *fiber.Ctx, ref string) (store.Application, error) {
+	ctx, team := c.UserContext(), callerOf(c).token.TeamID
 	a, err := h.store.GetApplication(ctx, team, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return h.store.GetApplicationByName(ctx, team, ref)

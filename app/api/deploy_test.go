@@ -339,7 +339,7 @@ func TestDeploy_Environment(t *testing.T) {
 	want(t, r, http.StatusUnprocessableEntity, "environment_promoted")
 
 	r = b.do(t, b.owner, http.MethodPost, "/api/v1/applications/notes/environments/nowhere/deploy", "", nil)
-	want(t, r, http.StatusNotFound, "not_found")
+	want(t, r, http.StatusNotFound, "environment_not_found")
 
 	r = b.do(t, b.viewer, http.MethodPost, "/api/v1/applications/notes/environments/staging/deploy", "", nil)
 	want(t, r, http.StatusForbidden, "permission_denied")
@@ -436,7 +436,7 @@ func TestStatus_ReadsRuntime(t *testing.T) {
 	if s := st.Environments[0].Services[0]; s.Desired != 2 || s.Running != 1 || s.Digest != "sha256:abc" || s.LastError == "" {
 		t.Fatalf("service = %+v", s)
 	}
-	want(t, b.do(t, b.viewer, http.MethodGet, "/api/v1/applications/notes/status?env=nowhere", "", nil), http.StatusNotFound, "not_found")
+	want(t, b.do(t, b.viewer, http.MethodGet, "/api/v1/applications/notes/status?env=nowhere", "", nil), http.StatusNotFound, "environment_not_found")
 
 	// Docker unreachable: still 200, the reason in the body.
 	b.runtime.err = fmt.Errorf("%w: dial unix /var/run/docker.sock: connection refused", api.ErrRuntimeUnavailable)

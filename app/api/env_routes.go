@@ -74,19 +74,28 @@ type EnvironmentRouteList struct {
 	Routes []EnvironmentRoute `json:"routes"`
 }
 
-// registerRoutes mounts the environment routes endpoint.
+// registerRoutes mounts the routes and links endpoints of environments
+// and of previews (an environment's never reach a preview).
 func (h *handler) registerRoutes(r fiber.Router) {
-	r.Get("/applications/:app/environments/:env/routes", h.requireScope(auth.AppsRead), h.environmentRoutes)
-	r.Get("/applications/:app/environments/:env/links", h.requireScope(auth.AppsRead), h.environmentLinks)
+	r.Get("/applications/:app/environments/:env/routes", h.requireScope(auth.AppsRead), h.environmentRoutes(h.namedEnvironment))
+	r.Get("/applications/:app/environments/:env/links", h.requireScope(auth.AppsRead), h.environmentLinks(h.namedEnvironment))
+	r.Get("/applications/:app/previews/:slug/routes", h.requireScope(auth.AppsRead), h.environmentRoutes(h.namedPreview))
+	r.Get("/applications/:app/previews/:slug/links", h.requireScope(auth.AppsRead), h.environmentLinks(h.namedPreview))
 }
 
-func (h *handler) environmentRoutes(c *fiber.Ctx) error {
+// environmentRoutes lists the routes the environment or preview target
+// resolves serves now.
+func (h *handler) environmentRoutes(target targetOf) fiber.Handler {
+	return func(c *fiber.Ctx) error { return h.routesOf(c, target) }
+}
+
+func (h *handler) routesOf(c *fiber.Ctx, target targetOf) error {
 	ctx, team := c.UserContext(), callerOf(c).token.TeamID
 	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
 	}
-	env, err := h.store.GetEnvironmentByName(ctx, team, a.ID, c.Params("env"))
+	env, err := target(c, a)
 	if err != nil {
 		return h.fail(c, err)
 	}

@@ -96,7 +96,7 @@ func TestEnvironmentDelete_QueuesTeardownOverHTTP(t *testing.T) {
 	if len(got) != 1 || got[0] != (jobs.EnvironmentTeardownArgs{TeamID: team.ID, EnvironmentID: qa.ID, Name: "qa"}) {
 		t.Fatalf("teardown jobs = %+v", got)
 	}
-	want(t, b.do(t, b.owner, http.MethodDelete, "/api/v1/applications/notes/environments/qa", "", nil), http.StatusNotFound, "not_found")
+	want(t, b.do(t, b.owner, http.MethodDelete, "/api/v1/applications/notes/environments/qa", "", nil), http.StatusNotFound, "environment_not_found")
 
 	// Deleting the application queues the teardown of what is left.
 	req := httptest.NewRequest(http.MethodDelete, "/api/v1/applications/"+app.ID, nil)

@@ -47,16 +47,21 @@ type EnvironmentLinks struct {
 	Importers []LinkImporter `json:"importers"`
 }
 
-// environmentLinks lists the environment's imports, whether each connects
-// (or why not), and the environments importing its services. It follows
-// what environments deployed, never saved manifests.
-func (h *handler) environmentLinks(c *fiber.Ctx) error {
+// environmentLinks lists the imports of the environment or preview target
+// resolves, whether each connects (or why not), and the environments
+// importing its services. It follows what environments deployed, never
+// saved manifests.
+func (h *handler) environmentLinks(target targetOf) fiber.Handler {
+	return func(c *fiber.Ctx) error { return h.linksOf(c, target) }
+}
+
+func (h *handler) linksOf(c *fiber.Ctx, target targetOf) error {
 	ctx, team := c.UserContext(), callerOf(c).token.TeamID
 	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
 	}
-	env, err := h.store.GetEnvironmentByName(ctx, team, a.ID, c.Params("env"))
+	env, err := target(c, a)
 	if err != nil {
 		return h.fail(c, err)
 	}

@@ -20,7 +20,8 @@ type Environment struct {
 	CreatedAt        time.Time   `json:"created_at"`
 }
 
-// EnvironmentList is GET /applications/{app}/environments.
+// EnvironmentList is GET /applications/{app}/environments: the
+// application's environments, never its previews (GET .../previews).
 type EnvironmentList struct {
 	Environments []Environment `json:"environments"`
 }
@@ -37,6 +38,9 @@ func (h *handler) environmentList(c *fiber.Ctx) error {
 	}
 	out := EnvironmentList{Environments: []Environment{}}
 	for _, e := range envs {
+		if e.Kind != store.KindEnvironment {
+			continue // previews are listed by the previews endpoints only
+		}
 		env := Environment{ID: e.ID, Name: e.Name, Kind: string(e.Kind), Branch: e.Branch, PromoteFrom: e.PromoteFrom, Rollback: e.Rollback, CreatedAt: e.CreatedAt}
 		latest, err := h.store.ListDeployments(ctx, team, store.DeploymentFilter{EnvironmentID: e.ID, Limit: 1})
 		if err != nil {

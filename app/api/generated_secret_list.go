@@ -20,7 +20,7 @@ func (h *handler) generatedSecretList(c *fiber.Ctx) error {
 	if svc == nil {
 		return err
 	}
-	env, err := h.store.GetEnvironmentByName(c.UserContext(), a.TeamID, a.ID, c.Params("env"))
+	env, err := h.namedEnvironment(c, a)
 	if err != nil {
 		return h.fail(c, err)
 	}

@@ -50,6 +50,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/openapi.json", Summary: "This OpenAPI document", Public: true, Status: http.StatusOK},
 	{Method: http.MethodGet, Path: "/me", Summary: "Who the token acts for and what it may do", Status: http.StatusOK, Response: Me{}},
 	{Method: http.MethodGet, Path: "/teams", Summary: "The token's team", Status: http.StatusOK, Response: TeamList{}},
+	{Method: http.MethodGet, Path: "/events", Summary: "The team's audit log, one page newest first", Scope: auth.AppsRead, Status: http.StatusOK, Response: AuditEventList{}, Query: eventListQuery},
 	{Method: http.MethodGet, Path: "/tokens", Summary: "List API tokens", Scope: auth.TokensManage, Status: http.StatusOK, Response: TokenList{}},
 	{Method: http.MethodPost, Path: "/tokens", Summary: "Create an API token", Scope: auth.TokensManage, Request: TokenCreateRequest{}, Status: http.StatusCreated, Response: CreatedToken{}},
 	{Method: http.MethodDelete, Path: "/tokens/:token", Summary: "Revoke an API token", Scope: auth.TokensManage, Status: http.StatusNoContent},
@@ -79,7 +80,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/applications/:app/manifest", Summary: "The saved manifest", Scope: auth.AppsRead, Status: http.StatusOK, Response: Revision{},
 		Query: []QueryParam{{"revision", "integer", "This revision instead of the current one."}}},
 	{Method: http.MethodGet, Path: "/applications/:app/revisions", Summary: "Saved manifest revisions, newest first", Scope: auth.AppsRead, Status: http.StatusOK, Response: RevisionList{}},
-	{Method: http.MethodGet, Path: "/applications/:app/environments", Summary: "List environments", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentList{}},
+	{Method: http.MethodGet, Path: "/applications/:app/environments", Summary: "List environments (previews are listed by /previews)", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentList{}},
 	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/deploy", Summary: "Deploy an environment's saved manifest", Scope: auth.AppsDeploy, Request: DeployRequest{}, BodyOptional: true, Status: http.StatusAccepted, Response: Deployment{}},
 	{Method: http.MethodGet, Path: "/applications/:app/deployments", Summary: "List deployments", Scope: auth.AppsRead, Status: http.StatusOK, Response: DeploymentList{},
 		Query: []QueryParam{envQuery, limitQuery}},
@@ -148,12 +149,14 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/applications/:app/previews/:slug", Summary: "Show a preview, its branch state and routes", Scope: auth.AppsRead, Status: http.StatusOK, Response: Preview{}},
 	{Method: http.MethodDelete, Path: "/applications/:app/previews/:slug", Summary: "Delete a preview with its volumes", Scope: auth.AppsDelete, Status: http.StatusAccepted, Response: Preview{}},
 	{Method: http.MethodPost, Path: "/applications/:app/previews/:slug/deploy", Summary: "Redeploy a preview at its branch head", Scope: auth.AppsDeploy, Status: http.StatusAccepted, Response: Deployment{}},
+	{Method: http.MethodGet, Path: "/applications/:app/previews/:slug/routes", Summary: "The routes a preview serves", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentRouteList{}},
+	{Method: http.MethodGet, Path: "/applications/:app/previews/:slug/links", Summary: "A preview's links to other applications", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentLinks{}},
 }
 
 // pathParams describes each path parameter by name.
 var pathParams = map[string]string{
 	"app":         "Application id or name.",
-	"env":         "Environment name.",
+	"env":         "Environment name (never a preview's slug: environment_not_found).",
 	"token":       "API token id.",
 	"deployment":  "Deployment id.",
 	"variable":    "Variable name.",

@@ -41,7 +41,7 @@ type Preview struct {
 	Warnings   []string    `json:"warnings"`
 	Deployment *Deployment `json:"deployment,omitempty"`
 	// URLs are where the preview's routes answer (GET of one preview
-	// only); see GET .../environments/{slug}/routes for every detail.
+	// only); see GET .../previews/{slug}/routes for every detail.
 	URLs      []PreviewURL `json:"urls,omitempty"`
 	CreatedAt time.Time    `json:"created_at"`
 }
@@ -95,22 +95,29 @@ type PreviewPruneResponse struct {
 
 // registerPreviews mounts the preview routes.
 func (h *handler) registerPreviews(r fiber.Router) {
-	r.Get("/applications/:app/previews", h.requireScope(auth.AppsRead), h.previewList)
-	r.Post("/applications/:app/previews", h.requireScope(auth.AppsDeploy), h.previewCreate)
-	r.Post("/applications/:app/previews/prune", h.requireScope(auth.AppsDelete), h.previewPrune)
-	r.Post("/applications/:app/previews/local", h.requireScope(auth.AppsDeploy), h.previewLocal)
-	r.Get("/applications/:app/previews/:slug", h.requireScope(auth.AppsRead), h.previewShow)
-	r.Delete("/applications/:app/previews/:slug", h.requireScope(auth.AppsDelete), h.previewDelete)
-	r.Post("/applications/:app/previews/:slug/deploy", h.requireScope(auth.AppsDeploy), h.previewDeploy)
+	r.Get("/applications/:app/previews", h.requireScope(auth.AppsRead), h.previewRoute(h.previewList))
+	r.Post("/applications/:app/previews", h.requireScope(auth.AppsDeploy), h.previewRoute(h.previewCreate))
+	r.Post("/applications/:app/previews/prune", h.requireScope(auth.AppsDelete), h.previewRoute(h.previewPrune))
+	r.Post("/applications/:app/previews/local", h.requireScope(auth.AppsDeploy), h.previewRoute(h.previewLocal))
+	r.Get("/applications/:app/previews/:slug", h.requireScope(auth.AppsRead), h.previewRoute(h.previewShow))
+	r.Delete("/applications/:app/previews/:slug", h.requireScope(auth.AppsDelete), h.previewRoute(h.previewDelete))
+	r.Post("/applications/:app/previews/:slug/deploy", h.requireScope(auth.AppsDeploy), h.previewRoute(h.previewDeploy))
 }
 
-// previewService returns the preview machinery, or writes
-// previews_unavailable when this server has none.
-func (h *handler) previewService(c *fiber.Ctx) (*service.Previews, error) {
-	if h.previews == nil {
-		return nil, WriteError(c, http.StatusServiceUnavailable, "previews_unavailable", "this server is not configured for previews", nil)
+// previewRoute runs a preview route with the preview machinery and the
+// caller's application (:app). It answers previews_unavailable when this
+// server has no previews, and the application lookup's errors.
+func (h *handler) previewRoute(route func(c *fiber.Ctx, pv *service.Previews, a store.Application) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if h.previews == nil {
+			return WriteError(c, http.StatusServiceUnavailable, "previews_unavailable", "this server is not configured for previews", nil)
+		}
+		a, err := h.application(c)
+		if err != nil {
+			return h.fail(c, err)
+		}
+		return route(c, h.previews, a)
 	}
-	return h.previews, nil
 }
 
 // failPreview answers preview errors: a preview being deleted or a limit

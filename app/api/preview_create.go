@@ -6,20 +6,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // previewCreate creates the preview of a branch and slot and requests its
 // first deployment; 201 when created, 200 with the existing preview (not
 // redeployed) when it was there already.
-func (h *handler) previewCreate(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewCreate(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	var req PreviewCreateRequest
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)

@@ -6,20 +6,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // previewDelete starts deleting a preview; 202 with the preview marked as
 // deleting. The worker removes its services, routes, networks and volumes,
 // checks none is left, then the preview disappears from the list.
-func (h *handler) previewDelete(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewDelete(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	env, err := pv.Delete(c.UserContext(), callerOf(c).actor(), h.enqueue, a.ID, c.Params("slug"))
 	if err != nil {
 		return h.failPreview(c, err)

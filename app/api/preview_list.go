@@ -2,19 +2,14 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // previewList lists the application's previews with their branch states,
 // read from the repository now.
-func (h *handler) previewList(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewList(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	list, err := pv.List(c.UserContext(), callerOf(c).actor(), a.ID)
 	if err != nil {
 		return h.failPreview(c, err)
@@ -27,15 +22,7 @@ func (h *handler) previewList(c *fiber.Ctx) error {
 }
 
 // previewShow shows one preview, its branch state and the routes it serves.
-func (h *handler) previewShow(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewShow(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	ctx, actor := c.UserContext(), callerOf(c).actor()
 	s, err := pv.Show(ctx, actor, a.ID, c.Params("slug"))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // SnapshotContentType is the body of POST .../previews/local: the bundle
@@ -34,15 +35,7 @@ func TakesSnapshotUpload(method, path string) bool {
 // previewLocal deploys an uploaded worktree snapshot as the preview of its
 // branch and ?slot=; 202 with the queued deployment. The body is the raw
 // bundle, at most service.MaxSnapshotBytes (and the server's body limit).
-func (h *handler) previewLocal(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewLocal(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	p, err := pv.DeployLocal(c.UserContext(), callerOf(c).actor(), h.enqueue, a.ID,
 		service.LocalPreviewRequest{Slot: c.Query("slot"), Bundle: c.Body()})
 	if err != nil {

@@ -6,21 +6,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 )
 
 // previewPrune lists (confirm false) or deletes (confirm true) the
 // previews whose branch is gone. The daemon reads the repository again
 // before deleting and keeps any preview it can no longer confirm gone; a
 // repository it cannot read deletes nothing (502 repository_unreachable).
-func (h *handler) previewPrune(c *fiber.Ctx) error {
-	pv, err := h.previewService(c)
-	if pv == nil {
-		return err
-	}
-	a, err := h.application(c)
-	if err != nil {
-		return h.fail(c, err)
-	}
+func (h *handler) previewPrune(c *fiber.Ctx, pv *service.Previews, a store.Application) error {
 	var req PreviewPruneRequest
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)

@@ -53,6 +53,12 @@ func TestPreviews_API(t *testing.T) {
 	if n := len(b.jobs.queued()); n != 1 {
 		t.Fatalf("%d deployments queued, want 1", n)
 	}
+	// A preview is no environment: GET environments leaves it out.
+	envs := b.do(t, b.viewer, http.MethodGet, "/api/v1/applications/docs/environments", "", nil)
+	want(t, envs, http.StatusOK, "")
+	if strings.Contains(envs.raw, slug) || strings.Contains(envs.raw, `"preview"`) {
+		t.Fatalf("environments %s list the preview %s", envs.raw, slug)
+	}
 	again := post(b.owner, "docs/previews", `{"branch":"feat/x"}`)
 	want(t, again, http.StatusOK, "")
 	if again.body["created"] != false || again.body["slug"] != slug || len(b.jobs.queued()) != 1 {

@@ -267,7 +267,7 @@ func TestSecrets_GeneratedListAndRegenerate(t *testing.T) {
 		t.Fatalf("list: %s", raw)
 	}
 	st, raw = b.call(t, b.owner, http.MethodGet, "/api/v1/applications/notes/environments/nowhere/generated-secrets", nil)
-	wantCall(t, st, raw, http.StatusNotFound, "not_found")
+	wantCall(t, st, raw, http.StatusNotFound, "environment_not_found")
 }
 
 func TestSecrets_UnavailableWithoutKey(t *testing.T) {

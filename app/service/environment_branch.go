@@ -22,12 +22,9 @@ func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, 
 	}
 	var out store.Environment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		env, err := tx.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+		env, err := EnvironmentByName(ctx, tx, a.TeamID, appID, envName) // previews follow their own branch
 		if err != nil {
 			return err
-		}
-		if env.Kind == store.KindPreview {
-			return &InputError{Field: "environment", Code: "environment_unknown", Message: "previews follow their pull request's branch"}
 		}
 		out, err = tx.UpdateEnvironment(ctx, a.TeamID, env.ID, store.EnvironmentUpdate{Branch: &branch, Commit: &commit})
 		if err != nil {

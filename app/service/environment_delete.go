@@ -20,16 +20,35 @@ type DeletedEnvironment struct {
 	VolumesRetained bool
 }
 
-// DeleteEnvironment deletes one of the application's environments or
-// previews and queues the teardown of what runs for it. It refuses an
+// DeleteEnvironment deletes one of the application's environments (never
+// a preview: Previews.Delete removes those) and queues the teardown of
+// what runs for it. It refuses an
 // environment the saved manifest declares (environment_declared: remove
 // its block instead), one other environments promote from
 // (promotion_source_in_use) and one with a deployment requested or running
 // (application_busy): nothing is cancelled on the caller's behalf.
 func DeleteEnvironment(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID, envName string) (DeletedEnvironment, error) {
+	return deleteEnvironment(ctx, st, a, enqueue, appID, func(tx *store.Store) (store.Environment, error) {
+		return EnvironmentByName(ctx, tx, a.TeamID, appID, envName)
+	})
+}
+
+// DeletePreviewNow deletes the preview with that slug the way
+// DeleteEnvironment deletes an environment, refusing one with a deployment
+// requested or running: the dashboard's way on a server without preview
+// machinery (which lists and deletes previews but runs no Previews).
+func DeletePreviewNow(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID, slug string) (DeletedEnvironment, error) {
+	return deleteEnvironment(ctx, st, a, enqueue, appID, func(tx *store.Store) (store.Environment, error) {
+		return tx.GetPreviewBySlug(ctx, a.TeamID, appID, slug)
+	})
+}
+
+// deleteEnvironment deletes the environment or preview find resolves in
+// the transaction.
+func deleteEnvironment(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID string, find func(tx *store.Store) (store.Environment, error)) (DeletedEnvironment, error) {
 	var out DeletedEnvironment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		env, err := tx.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+		env, err := find(tx)
 		if err != nil {
 			return err
 		}

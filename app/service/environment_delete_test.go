@@ -134,17 +134,15 @@ func TestDeleteEnvironment_QueuesTeardownAndDeletes(t *testing.T) {
 	if _, err := del("canary"); err != nil {
 		t.Fatal(err)
 	}
-	got, err = del("pr-7")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.VolumesRetained {
-		t.Error("a preview's volumes are not retained")
+	// A preview is no environment: deleting it is Previews.Delete's.
+	_, err = del("pr-7")
+	wantCodes(t, err, service.CodeEnvironmentNotFound)
+	if !b.exists(t, preview.Name) {
+		t.Fatal("deleting an environment named like a preview deleted the preview")
 	}
 	want := []jobs.EnvironmentTeardownArgs{
 		{TeamID: b.actor.TeamID, EnvironmentID: qa.ID, Name: "qa"},
 		{TeamID: b.actor.TeamID, EnvironmentID: canary.ID, Name: "canary"},
-		{TeamID: b.actor.TeamID, EnvironmentID: preview.ID, Name: "pr-7", Preview: true},
 	}
 	if len(q.queued) != len(want) {
 		t.Fatalf("queued %+v, want %+v", q.queued, want)
@@ -154,7 +152,7 @@ func TestDeleteEnvironment_QueuesTeardownAndDeletes(t *testing.T) {
 			t.Errorf("teardown %d = %+v, want %+v", i, q.queued[i], want[i])
 		}
 	}
-	for _, name := range []string{"qa", "canary", "pr-7"} {
+	for _, name := range []string{"qa", "canary"} {
 		if b.exists(t, name) {
 			t.Errorf("%s still exists", name)
 		}

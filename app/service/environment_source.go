@@ -27,12 +27,9 @@ func SetEnvironmentSource(ctx context.Context, st *store.Store, a Actor, appID, 
 	}
 	var out store.Environment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		env, err := tx.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+		env, err := EnvironmentByName(ctx, tx, a.TeamID, appID, envName) // previews follow their branch
 		if err != nil {
 			return err
-		}
-		if env.Kind == store.KindPreview {
-			return &InputError{Field: "environment", Code: "environment_unknown", Message: "previews follow their branch; their source cannot change"}
 		}
 		if err := refuseDeclared(ctx, tx, a, appID, env); err != nil {
 			return err

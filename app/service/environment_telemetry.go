@@ -27,12 +27,9 @@ type TelemetryGrant struct {
 func SetEnvironmentTelemetry(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID, envName string, on bool) (TelemetryGrant, error) {
 	var out TelemetryGrant
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		env, err := tx.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+		env, err := EnvironmentByName(ctx, tx, a.TeamID, appID, envName) // previews are never granted
 		if err != nil {
 			return err
-		}
-		if env.Kind == store.KindPreview {
-			return &InputError{Field: "env", Code: "telemetry_preview", Message: "previews are never granted telemetry"}
 		}
 		if err := tx.SetEnvironmentTelemetry(ctx, a.TeamID, env.ID, on); err != nil {
 			return err

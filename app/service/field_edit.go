@@ -92,7 +92,14 @@ func editManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue
 				return err
 			}
 		}
-		return afterSave(ctx, tx, a, enqueue, app, previous, m, deploy, &res)
+		if err := afterSave(ctx, tx, a, enqueue, app, previous, m, deploy, &res); err != nil {
+			return err
+		}
+		// As apply does: an edit of one environment's variable may change
+		// what its rendered manifest warns about.
+		envWarnings, err := PlanWarnings(ctx, tx, a.TeamID, app.ID, m)
+		res.Warnings = append(res.Warnings, envWarnings...)
+		return err
 	})
 	return res, err
 }

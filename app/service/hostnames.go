@@ -18,14 +18,7 @@ import (
 // another environment holds aborts the apply with hostname_conflict.
 func reserveHostnames(ctx context.Context, tx *store.Store, a Actor, app store.Application, m *manifest.Manifest, envs []store.Environment) error {
 	for _, env := range envs {
-		rc := manifest.RenderContext{
-			Environment: env.Name, Slug: env.Slug, AppName: app.Name,
-			GitBranch: env.Branch, GitSHA: env.Commit, DeploymentID: manifest.PlanDeploymentID,
-		}
-		if m.Spec.Manifest != nil && rc.GitSHA == "" {
-			rc.GitSHA = manifest.PlanGitSHA
-		}
-		rendered, errs := manifest.Render(m, rc)
+		rendered, errs := manifest.Render(m, planRenderContext(m, app.Name, env)) // link_warnings.go
 		if len(errs) > 0 {
 			continue
 		}

@@ -10,13 +10,15 @@ import (
 )
 
 // PlanWarnings warns about deploying m to the application's existing
-// environments: imports that would not connect (import_unconnected),
-// judged against what the other environments deployed, and a telemetry
-// receiver in an environment not granted telemetry
-// (telemetry_not_granted). Environments whose rendering fails are
-// skipped: the deployment reports that.
+// environments, each rendered with its own variables: imports that would
+// not connect (import_unconnected), judged against what the other
+// environments deployed, a telemetry receiver in an environment not
+// granted telemetry (telemetry_not_granted), and the manifest warnings
+// that only its rendered values show (manifest.RenderedWarnings).
+// Environments whose rendering fails are skipped: the deployment reports
+// that.
 func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m *manifest.Manifest) (manifest.Errors, error) {
-	if m == nil || (len(m.Spec.Imports) == 0 && TelemetryReceiver(m) == "") {
+	if m == nil {
 		return nil, nil
 	}
 	envs, err := st.ListEnvironments(ctx, teamID, appID)
@@ -39,10 +41,12 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 		if e.Kind != store.KindEnvironment {
 			continue
 		}
-		rendered, errs := manifest.Render(m, manifest.RenderContext{Environment: e.Name, Slug: e.Slug, GitBranch: e.Branch, GitSHA: e.Commit, DeploymentID: manifest.PlanDeploymentID})
+		rc := planRenderContext(m, "", e)
+		rendered, errs := manifest.Render(m, rc)
 		if len(errs) > 0 {
 			continue
 		}
+		out = append(out, manifest.RenderedWarnings(m, rendered, rc)...)
 		if ls != nil {
 			out = append(out, unconnectedWarnings(*ls, e, rendered)...)
 		}
@@ -53,6 +57,20 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 		out = append(out, tw...)
 	}
 	return out, nil
+}
+
+// planRenderContext is how a plan renders m for env before anything is
+// fetched: deployment.id is "preview" and an unpinned repository
+// manifest's git.sha is 40 zeros. appName "" means metadata.name.
+func planRenderContext(m *manifest.Manifest, appName string, env store.Environment) manifest.RenderContext {
+	rc := manifest.RenderContext{
+		Environment: env.Name, Slug: env.Slug, AppName: appName,
+		GitBranch: env.Branch, GitSHA: env.Commit, DeploymentID: manifest.PlanDeploymentID,
+	}
+	if m.Spec.Manifest != nil && rc.GitSHA == "" {
+		rc.GitSHA = manifest.PlanGitSHA
+	}
+	return rc
 }
 
 // unconnectedWarnings are the import_unconnected warnings of rendered in

@@ -339,7 +339,7 @@ func sourceUpdate(env store.Environment, block manifest.EnvironmentBlock, previo
 func RequestDeployment(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue, appID, envName string) (store.Deployment, error) {
 	var d store.Deployment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		env, err := tx.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+		env, err := EnvironmentByName(ctx, tx, a.TeamID, appID, envName)
 		if err != nil {
 			return err
 		}

@@ -313,8 +313,17 @@ func (p *Previews) markDeleting(ctx context.Context, tx *store.Store, teamID, ac
 		return marked, err
 	}
 	if live, err := tx.LiveDeployment(ctx, teamID, env.ID); err == nil && live.State == store.StateRequested {
-		if _, err := tx.TransitionDeployment(ctx, teamID, live.ID, []store.DeploymentState{store.StateRequested}, store.StateCancelled); err != nil && !errors.Is(err, store.ErrInvalidTransition) {
+		cancelled, err := tx.TransitionDeployment(ctx, teamID, live.ID, []store.DeploymentState{store.StateRequested}, store.StateCancelled)
+		switch {
+		case errors.Is(err, store.ErrInvalidTransition):
+		case err != nil:
 			return marked, err
+		default:
+			// Like every other cancellation: the pull request's comment
+			// and commit status stop saying queued.
+			if err := jobs.NotifyGitHubTx(ctx, tx, enqueue, cancelled); err != nil {
+				return marked, fmt.Errorf("queue GitHub notification: %w", err)
+			}
 		}
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return marked, err

@@ -55,11 +55,12 @@ func (p *Previews) DeployLocal(ctx context.Context, a Actor, enqueue Enqueue, ap
 		return LocalPreview{}, err
 	}
 	out := LocalPreview{Preview: created, Commit: b.Commit, Base: b.Base}
+	_, rev, err := repositoryApplication(ctx, p.Store, a.TeamID, appID)
+	if err != nil {
+		return LocalPreview{}, err
+	}
+	pushedHead := p.pushedHead(ctx, rev, b.Branch, b.Base)
 	err = p.Store.WithTx(ctx, func(tx *store.Store) error {
-		_, rev, err := repositoryApplication(ctx, tx, a.TeamID, appID)
-		if err != nil {
-			return err
-		}
 		env, err := tx.GetPreviewBySlug(ctx, a.TeamID, appID, created.Environment.Slug)
 		if err != nil {
 			return err
@@ -76,10 +77,16 @@ func (p *Previews) DeployLocal(ctx context.Context, a Actor, enqueue Enqueue, ap
 		}); err != nil {
 			return err
 		}
+		// The snapshot stands for the branch head listed now: deploying on
+		// push leaves it running until the branch moves past that head, or
+		// is first pushed ("" while the branch does not exist).
+		if err := tx.MarkSyncRequested(ctx, a.TeamID, env.ID, pushedHead); err != nil {
+			return err
+		}
 		out.Environment, out.Deployment = env, &d
 		_, err = tx.RecordEvent(ctx, a.TeamID, store.EventParams{
 			Actor: a.String(), Verb: "preview.local", ObjectType: "deployment", ObjectID: d.ID,
-			Details: map[string]any{"environment": env.Name, "branch": env.Branch, "slot": env.Slot, "commit": b.Commit, "base": b.Base, "bytes": len(req.Bundle)},
+			Details: map[string]any{"environment": env.Name, "branch": env.Branch, "slot": env.Slot, "commit": b.Commit, "base": b.Base, "branch_head": pushedHead, "bytes": len(req.Bundle)},
 		})
 		return err
 	})
@@ -101,4 +108,36 @@ func (p *Previews) localState(ctx context.Context, s *PreviewStatus) error {
 	s.BranchState, s.StateError = BranchLocal, ""
 	s.SnapshotCommit, s.SnapshotBase = commit, base
 	return nil
+}
+
+// pushedHead is the head of branch in the repository now, "" when the
+// branch was never pushed. When the repository cannot be listed, the
+// snapshot's base stands in for it: the commit the snapshot was taken on
+// is where the branch was as far as its author knew.
+func (p *Previews) pushedHead(ctx context.Context, rev store.ManifestRevision, branch, base string) string {
+	h := p.listHeads(ctx, rev)
+	if h.err != nil {
+		return base
+	}
+	return h.heads[branch]
+}
+
+// keepsLocalSnapshot tells whether deploying headSHA on push leaves the
+// preview's latest deployment d running: d is a local snapshot (not
+// cancelled or superseded) and the branch has not moved past the head
+// listed when it was deployed, nor been first pushed since.
+func keepsLocalSnapshot(ctx context.Context, tx *store.Store, d store.Deployment, headSHA string) (bool, error) {
+	if d.State == store.StateCancelled || d.State == store.StateSuperseded {
+		return false, nil
+	}
+	if _, _, err := tx.DeploymentSnapshotCommits(ctx, d.TeamID, d.ID); errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	head, err := tx.SyncRequestedCommit(ctx, d.TeamID, d.EnvironmentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && head != "" && head == headSHA, err
 }

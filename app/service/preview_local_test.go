@@ -107,3 +107,121 @@ func TestPreviews_DeployLocalSnapshot(t *testing.T) {
 		t.Fatalf("other team: %v, want not found", err)
 	}
 }
+
+// checkout points the worktree's HEAD at branch (which need not exist).
+func (r *previewRepo) checkout(branch string) {
+	r.t.Helper()
+	if err := r.repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// snapshot snapshots the worktree, with an untracked change.
+func (r *previewRepo) snapshot() []byte {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.dir, "untracked.txt"), []byte(time.Now().String()), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	snap, err := gitsnapshot.Create(r.dir, time.Now())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return snap.Bundle
+}
+
+// localSnapshot deploys bundle as the preview of its branch.
+func (b *previewBundle) localSnapshot(t *testing.T, bundle []byte) service.LocalPreview {
+	t.Helper()
+	p, err := b.previews.DeployLocal(context.Background(), b.actor, b.enqueue, b.app.ID, service.LocalPreviewRequest{Bundle: bundle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Deploying on push (the pull-request flow) leaves a local snapshot running
+// until its branch moves past the head listed when it was deployed, or is
+// first pushed; then the push replaces it.
+func TestPreviewDeployer_PushOverLocalSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupPreviews(t, service.PreviewLimits{MaxPerApplication: 10, MaxTotal: 10})
+	dep := service.PreviewDeployer{Previews: b.previews, Enqueue: b.enqueue}
+
+	t.Run("branch moves", func(t *testing.T) {
+		b.repo.checkout("feat/local")
+		pushed := b.repo.commit() // feat/local exists at pushed, the snapshot's base
+		local := b.localSnapshot(t, b.repo.snapshot())
+		if local.Base != pushed.String() {
+			t.Fatalf("snapshot base %s, want %s", local.Base, pushed)
+		}
+		// The head the snapshot was taken on (a redelivery, a reopened
+		// pull request) keeps it.
+		id, err := dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/local", pushed.String())
+		if err != nil || id != local.Deployment.ID {
+			t.Fatalf("push of the unmoved head: deployment %s (%v), want the snapshot %s kept", id, err, local.Deployment.ID)
+		}
+		latest, err := b.st.LatestDeployment(ctx, b.actor.TeamID, local.Environment.ID)
+		if err != nil || latest.ID != local.Deployment.ID {
+			t.Fatalf("latest deployment %s (%v), want the snapshot %s", latest.ID, err, local.Deployment.ID)
+		}
+		// A push that moves the branch replaces it.
+		moved := b.repo.commit()
+		id, err = dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/local", moved.String())
+		if err != nil || id == local.Deployment.ID {
+			t.Fatalf("push of a new head: deployment %s (%v), want a new one", id, err)
+		}
+		ref, err := b.st.GetDeploymentRef(ctx, b.actor.TeamID, id)
+		if err != nil || ref.Commit != moved.String() {
+			t.Fatalf("replacing deployment ref %+v (%v), want %s", ref, err, moved)
+		}
+		// Once replaced, the preview follows pushes again: the same head
+		// is the deployment just requested.
+		again, err := dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/local", moved.String())
+		if err != nil || again != id {
+			t.Fatalf("redelivered push: deployment %s (%v), want %s", again, err, id)
+		}
+	})
+
+	t.Run("first push", func(t *testing.T) {
+		// The snapshot is taken on a branch the repository does not have.
+		base := b.repo.commit()
+		b.repo.setBranch("feat/unpushed", base)
+		b.repo.checkout("feat/unpushed")
+		bundle := b.repo.snapshot()
+		b.repo.checkout("main")
+		b.repo.deleteBranch("feat/unpushed")
+		local := b.localSnapshot(t, bundle)
+		if local.Base != base.String() {
+			t.Fatalf("snapshot base %s, want %s", local.Base, base)
+		}
+		// Its first push replaces it, even at the snapshot's own base.
+		b.repo.setBranch("feat/unpushed", base)
+		id, err := dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/unpushed", base.String())
+		if err != nil || id == local.Deployment.ID {
+			t.Fatalf("first push: deployment %s (%v), want a new one replacing the snapshot %s", id, err, local.Deployment.ID)
+		}
+	})
+
+	t.Run("repository unreadable", func(t *testing.T) {
+		// Without a listing, the snapshot's base stands for the branch head.
+		b.repo.checkout("feat/offline")
+		base := b.repo.commit()
+		b.mu.Lock()
+		b.listErr = errors.New("ls-remote: connection refused")
+		b.mu.Unlock()
+		local := b.localSnapshot(t, b.repo.snapshot())
+		b.mu.Lock()
+		b.listErr = nil
+		b.mu.Unlock()
+		id, err := dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/offline", base.String())
+		if err != nil || id != local.Deployment.ID {
+			t.Fatalf("push of the base: deployment %s (%v), want the snapshot %s kept", id, err, local.Deployment.ID)
+		}
+		moved := b.repo.commit()
+		id, err = dep.EnsurePreview(ctx, b.actor.TeamID, b.app.ID, "feat/offline", moved.String())
+		if err != nil || id == local.Deployment.ID {
+			t.Fatalf("push past the base: deployment %s (%v), want a new one", id, err)
+		}
+	})
+}

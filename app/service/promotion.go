@@ -85,7 +85,9 @@ type PromotionPlan struct {
 	Secrets    []SecretIssue `json:"secrets"`
 	// Problems are the refusals a promotion would meet now.
 	Problems []PromotionProblem `json:"problems"`
-	// Warnings are the imports that would not connect (import_unconnected).
+	// Warnings are the imports that would not connect (import_unconnected),
+	// a telemetry receiver without the grant (telemetry_not_granted) and
+	// the manifest warnings the target's variables decide.
 	Warnings manifest.Errors `json:"warnings,omitempty"`
 }
 
@@ -216,14 +218,11 @@ func checkPromotion(ctx context.Context, st *store.Store, a Actor, appID, envNam
 	problem := func(field, code, format string, args ...any) {
 		plan.Problems = append(plan.Problems, PromotionProblem{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
-	target, err := st.GetEnvironmentByName(ctx, a.TeamID, appID, envName)
+	target, err := EnvironmentByName(ctx, st, a.TeamID, appID, envName) // previews never receive promotions
 	if err != nil {
 		return p, plan, err
 	}
 	p.target = target
-	if target.Kind == store.KindPreview {
-		return p, plan, &InputError{Field: "environment", Code: "environment_not_promoted", Message: "previews never receive promotions"}
-	}
 	switch {
 	case opts.ReleaseID != "":
 		if opts.DeploymentID != "" {
@@ -330,13 +329,16 @@ func checkRelease(ctx context.Context, a Actor, p *promotion, plan *PromotionPla
 		problem("release_id", "release_unavailable", "the release's manifest does not decode: %v", err)
 		return nil
 	}
-	rendered, errs := manifest.Render(saved, manifest.RenderContext{
+	rc := manifest.RenderContext{
 		Environment: p.target.Name, Slug: p.target.Slug, GitBranch: p.target.Branch, GitSHA: p.target.Commit,
-	})
+	}
+	rendered, errs := manifest.Render(saved, rc)
 	if len(errs) > 0 {
 		problem("environment", "release_incompatible", "the release does not render for %s: %s", p.target.Name, errs.Error())
 	} else {
 		p.rendered = rendered
+		// Warnings that the target's own variables decide (rollout.order...).
+		plan.Warnings = append(plan.Warnings, manifest.RenderedWarnings(saved, rendered, rc)...)
 		if before, err := manifest.Decode(p.source.RenderedManifest, "json"); err == nil {
 			if diffs := jobs.BuildInputChanges(before, rendered); len(diffs) > 0 {
 				problem("environment", "release_incompatible",
@@ -441,7 +443,7 @@ func planChanges(ctx context.Context, st *store.Store, a Actor, p *promotion, pl
 		if err != nil {
 			return err
 		}
-		plan.Warnings = unconnectedWarnings(ls, p.target, p.rendered)
+		plan.Warnings = append(plan.Warnings, unconnectedWarnings(ls, p.target, p.rendered)...)
 	}
 	tw, err := TelemetryWarnings(ctx, st, a.TeamID, p.target, p.rendered)
 	if err != nil {

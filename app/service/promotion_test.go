@@ -125,6 +125,10 @@ func codes(err error) []string {
 	if errors.As(err, &ie) {
 		return []string{ie.Code}
 	}
+	var nf *service.NotFoundError
+	if errors.As(err, &nf) {
+		return []string{nf.Code}
+	}
 	return nil
 }
 

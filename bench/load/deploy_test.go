@@ -13,7 +13,6 @@ import (
 	"github.com/slipwayhq/slipway/app/api/client"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
-	"github.com/slipwayhq/slipway/store/storetest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
@@ -29,13 +28,8 @@ type rig struct {
 func newRig(tb testing.TB, extraEnv ...string) *rig {
 	tb.Helper()
 	bin := chaostest.Binary(tb)
-	url := storetest.NewDatabaseURL(tb)
-	pool, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(pool.Close)
-	r := &rig{pool: pool, st: store.New(pool)}
+	url, st := chaostest.Database(tb)
+	r := &rig{pool: st.Pool(), st: st}
 	// Before the processes start, so it runs after they are killed.
 	r.envs = chaostest.Environments(tb)
 	r.srv = chaostest.StartServe(tb, bin, url, extraEnv...)

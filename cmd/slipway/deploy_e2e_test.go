@@ -18,7 +18,6 @@ import (
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
-	"github.com/slipwayhq/slipway/store"
 )
 
 // TestDeploy_EndToEnd runs `slipway dev` and deploys a scratch image to the
@@ -155,22 +154,10 @@ start_period_seconds = 2
 		t.Fatalf("app status --format json: %v\n%s", err, statusOut)
 	}
 	env := status.Environments[0]
+	docker := swarmtest.Client(t)
 	t.Cleanup(func() {
 		stopDev()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		d := swarm.NewDriver(swarmtest.Client(t), nil)
-		ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-		if _, err := d.RemoveEnvironment(ctx, ref); err != nil {
-			t.Logf("remove environment %s (dev.slipway.env=%s): %v", env.Name, env.ID, err)
-		}
-		if _, err := d.RemoveVolumes(ctx, ref); err != nil {
-			t.Logf("remove volumes of %s: %v", env.ID, err)
-		}
-		if left, err := d.Observe(ctx, ref); err == nil && len(left.Services)+len(left.Networks)+len(left.Configs)+len(left.Secrets) > 0 {
-			t.Errorf("objects labelled dev.slipway.env=%s remain: %d services, %d networks, %d configs, %d secrets",
-				env.ID, len(left.Services), len(left.Networks), len(left.Configs), len(left.Secrets))
-		}
+		swarmtest.RemoveAndCheck(t, docker, swarm.LabelEnv+"="+env.ID)
 	})
 	if applyErr != nil {
 		t.Fatalf("slipway app apply --deploy --wait: %v", applyErr)

@@ -36,18 +36,8 @@ func TestGatewayFeed_CertificateStates(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := storetest.NewSchema(t)
-	team, err := st.CreateTeam(ctx, "Certificates", "certificates")
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := st.CreateApplication(ctx, team.ID, "notes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tenant := storetest.NewTenant(t, st, "certificates", "notes")
+	team, env := tenant.Team, tenant.Env
 	const issued, failing, private = "tls.example.com", acmetest.NXDomainPrefix + "tls.example.com", "private.example.com"
 	if err := st.SetEnvironmentRoutes(ctx, team.ID, env.ID, []store.DeployedRoute{
 		{Hostname: issued, Visibility: "public", Service: "web", BackendService: "web", BackendPort: 8080},

@@ -49,23 +49,49 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger) j
 // logged, not fatal.
 func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Config, logger *slog.Logger) {
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
-	if _, err := startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger); err != nil {
+	if _, err := startConfiguredGatewayFeed(ctx, st, dir, cfg, logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
 	}
 }
 
+// startConfiguredGatewayFeed is the feed serve and dev run: the unix
+// socket in dir and, with [ingress] feed_addr, TCP behind the gateway
+// token (a token it cannot read leaves TCP off, logged). It returns the
+// bound TCP address, nil without one.
+func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string, cfg config.Config, logger *slog.Logger) (net.Addr, error) {
+	return startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger)
+}
+
+// gatewayContainerConfig is the gateway container dev creates: the
+// SLIPWAY_GATEWAY_* environment (gatewayctl.ConfigFromEnv), and the
+// gateway's metrics listener from [ingress] metrics_addr and
+// metrics_token_file.
+func gatewayContainerConfig(cfg config.Config) (gatewayctl.Config, error) {
+	gc, err := gatewayctl.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return gatewayctl.Config{}, err
+	}
+	gc.MetricsAddr, gc.MetricsTokenFile = cfg.Ingress.MetricsAddr, cfg.Ingress.MetricsTokenFile
+	return gc, nil
+}
+
 // startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
-// and runs the gateway container from an image built out of this very
-// binary. Without a reachable Docker, dev goes on without a gateway.
-func startDevGateway(ctx context.Context, st *store.Store, dataDir string, out io.Writer, logger *slog.Logger) error {
+// (and on TCP as serve does, with [ingress] feed_addr) and runs the
+// gateway container from an image built out of this very binary. Without
+// a reachable Docker, dev goes on without a gateway.
+func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, dataDir string, out io.Writer, logger *slog.Logger) error {
 	dir := filepath.Join(dataDir, "gateway")
-	if err := startGatewayFeed(ctx, st, dir, logger); err != nil {
+	feedAddr, err := startConfiguredGatewayFeed(ctx, st, dir, conf, logger)
+	if err != nil {
 		return err
+	}
+	if feedAddr != nil {
+		fmt.Fprintf(out, "Gateway route feed also on http://%s (gateway token required)\n", feedAddr)
 	}
 	if os.Getenv(envGateway) == "off" {
 		return nil
 	}
-	cfg, err := gatewayctl.ConfigFromEnv(os.Getenv)
+	cfg, err := gatewayContainerConfig(conf)
 	if err != nil {
 		return err
 	}
@@ -97,6 +123,9 @@ func startDevGateway(ctx context.Context, st *store.Store, dataDir string, out i
 		fmt.Fprintf(out, " and https://127.0.0.1:%d", cfg.HTTPSPort)
 	}
 	fmt.Fprintln(out)
+	if cfg.MetricsAddr != "" {
+		fmt.Fprintf(out, "Gateway metrics on http://%s/metrics (bearer token from %s)\n", cfg.MetricsAddr, cfg.MetricsTokenFile)
+	}
 	return nil
 }
 

@@ -27,18 +27,8 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := storetest.NewSchema(t)
-	team, err := st.CreateTeam(ctx, "Remote", "remote")
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := st.CreateApplication(ctx, team.ID, "notes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tenant := storetest.NewTenant(t, st, "remote", "notes")
+	team, env := tenant.Team, tenant.Env
 	backendLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

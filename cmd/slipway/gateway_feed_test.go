@@ -72,18 +72,8 @@ func TestGatewayFeed_PublishesStoreChanges(t *testing.T) {
 		t.Fatalf("fresh database published routes: %+v", first.Routes)
 	}
 
-	team, err := st.CreateTeam(ctx, "Feed", "feed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := st.CreateApplication(ctx, team.ID, "notes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tenant := storetest.NewTenant(t, st, "feed", "notes")
+	team, env := tenant.Team, tenant.Env
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		_ = st.SetEnvironmentRoutes(ctx, team.ID, env.ID, []store.DeployedRoute{

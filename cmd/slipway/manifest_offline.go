@@ -327,7 +327,11 @@ func newAppPlanCommand() *cobra.Command {
 		Long: `Compare a manifest with an older one (without --against, with nothing: a new
 application) and list the changed fields, with environment values, commands
 and file contents redacted; how the declared environments would converge;
-each service's rollout order and monitor window; and warnings.`,
+each service's rollout order and monitor window; and warnings, including
+those only an environment's own variables raise. Whether an environment is
+granted telemetry is known to the server only: a manifest with a
+receives_telemetry service gets telemetry_grant_unchecked here, and
+slipway app apply reports telemetry_not_granted per environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat("--format", format, "text", "json"); err != nil {
@@ -357,9 +361,7 @@ each service's rollout order and monitor window; and warnings.`,
 				}
 			}
 			plan := manifest.NewPlan(prev, next, nil)
-			if ws := manifest.Warnings(next); len(ws) > 0 {
-				plan.Warnings = ws
-			}
+			plan.Warnings = append(plan.Warnings, offlinePlanWarnings(next)...)
 			if format == "json" {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")

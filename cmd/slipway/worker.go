@@ -71,14 +71,17 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		p.Telemetry.Root = telemetryRoot(settings)
 		deps.Pipeline = p
 	}
-	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}, AllowFileURLs: settings.Git.AllowFileURLs}
+	// Pull requests and background sync redeploy previews through one
+	// deployer, so a head one of them requested is not requested twice.
+	previews := service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings), Enqueue: jobs.InsertFromWorker}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}, AllowFileURLs: settings.Git.AllowFileURLs, Previews: previews}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
 	github := githubJobDeps(deps.Store, logger)
 	github.Push = deps.Sync
 	useGitHubCredentials(deps, logger)
-	github.Previews = service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings), Enqueue: jobs.InsertFromWorker}
+	github.Previews = previews
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/valyala/fasthttp"
 )
 
 // Config is everything `slipway gateway` needs.
@@ -208,12 +209,17 @@ func Run(ctx context.Context, cfg Config) error {
 	go feeder.Run(ctx)
 	go reportCertificates(ctx, feeder, proxy, certs, changed)
 
-	errc := make(chan error, 4)
+	errc := make(chan error, 6)
 	var servers []*http.Server
-	start := func(ln net.Listener, h http.Handler, tlsCfg *tls.Config) string {
-		if ln == nil {
-			return ""
-		}
+	var fastServers []*fasthttp.Server
+	serve := func(ln net.Listener, serve func(net.Listener) error) {
+		go func() {
+			if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("gateway listener %s: %w", ln.Addr(), err)
+			}
+		}()
+	}
+	newServer := func(h http.Handler, tlsCfg *tls.Config) *http.Server {
 		srv := &http.Server{
 			Handler:           h,
 			TLSConfig:         tlsCfg,
@@ -224,23 +230,38 @@ func Run(ctx context.Context, cfg Config) error {
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		}
 		servers = append(servers, srv)
-		go func() {
-			var err error
-			if tlsCfg != nil {
-				err = srv.ServeTLS(ln, "", "")
-			} else {
-				err = srv.Serve(ln)
-			}
-			if !errors.Is(err, http.ErrServerClosed) {
-				errc <- fmt.Errorf("gateway listener %s: %w", ln.Addr(), err)
-			}
-		}()
+		return srv
+	}
+	start := func(ln net.Listener, h http.Handler, tlsCfg *tls.Config) string {
+		if ln == nil {
+			return ""
+		}
+		srv := newServer(h, tlsCfg)
+		if tlsCfg != nil {
+			serve(ln, func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") })
+		} else {
+			serve(ln, srv.Serve)
+		}
+		return ln.Addr().String()
+	}
+	// startFast serves a plain-HTTP listener with fasthttp, handing
+	// connections over to a net/http server with h (see fast.go).
+	startFast := func(ln net.Listener, l Listener, h http.Handler) string {
+		if ln == nil {
+			return ""
+		}
+		handoff := newHandoff(ln.Addr())
+		serve(handoff, newServer(h, nil).Serve)
+		acme := l == ListenerHTTP && certs != nil && certs.issuer != nil
+		fs := proxy.newFastServer(l, handoff, acme)
+		fastServers = append(fastServers, fs)
+		serve(ln, fs.Serve)
 		return ln.Addr().String()
 	}
 	addrs := Addrs{
-		HTTP:    start(httpLn, httpHandler, nil),
+		HTTP:    startFast(httpLn, ListenerHTTP, httpHandler),
 		HTTPS:   start(httpsLn, proxy.Handler(ListenerHTTPS), tlsCfg),
-		Private: start(privateLn, proxy.Handler(ListenerPrivate), nil),
+		Private: startFast(privateLn, ListenerPrivate, proxy.Handler(ListenerPrivate)),
 	}
 	if metricsLn != nil {
 		addrs.Metrics = start(metricsLn, metricsHandler(cfg.Metrics, metricsToken), nil)
@@ -257,6 +278,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
+	for _, fs := range fastServers {
+		fs.ShutdownWithContext(shutdownCtx)
+	}
 	for _, srv := range servers {
 		srv.Shutdown(shutdownCtx)
 	}

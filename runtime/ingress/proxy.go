@@ -114,28 +114,43 @@ func (p *Proxy) serve(l Listener, w http.ResponseWriter, r *http.Request) {
 
 // answer serves a request whose route (nil: none) was looked up.
 func (p *Proxy) answer(l Listener, route *Route, w http.ResponseWriter, r *http.Request) {
-	if route == nil {
+	status, location, withURI := p.decide(l, route, r.Host)
+	switch {
+	case status == http.StatusNotFound:
 		notFound(w)
-		return
+	case status != 0:
+		if withURI {
+			location += r.URL.RequestURI()
+		}
+		redirect(w, location, status)
+	default:
+		u := p.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
+		u.proxy.ServeHTTP(w, r)
 	}
-	if l == ListenerHTTP && p.hasCertificate != nil && p.hasCertificate(NormalizeHost(r.Host)) {
-		redirect(w, "https://"+NormalizeHost(r.Host)+r.URL.RequestURI(), http.StatusPermanentRedirect)
-		return
+}
+
+// decide is the routing decision both servers share: status 404 when no
+// route serves the request, a redirect status and its location (to which
+// the request URI is appended when withURI), or 0 to proxy it to the
+// route's backend.
+func (p *Proxy) decide(l Listener, route *Route, host string) (status int, location string, withURI bool) {
+	if route == nil {
+		return http.StatusNotFound, "", false
+	}
+	if l == ListenerHTTP && p.hasCertificate != nil && p.hasCertificate(NormalizeHost(host)) {
+		return http.StatusPermanentRedirect, "https://" + NormalizeHost(host), true
 	}
 	if rd := route.Redirect; rd != nil {
 		status := rd.Status
 		if status == 0 {
 			status = http.StatusPermanentRedirect
 		}
-		to := rd.To
 		if rd.PreservePath {
-			to = strings.TrimSuffix(to, "/") + r.URL.RequestURI()
+			return status, strings.TrimSuffix(rd.To, "/"), true
 		}
-		redirect(w, to, status)
-		return
+		return status, rd.To, false
 	}
-	u := p.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
-	u.proxy.ServeHTTP(w, r)
+	return 0, "", false
 }
 
 // reverseProxy returns the ReverseProxy of one upstream. Each upstream has
@@ -163,18 +178,36 @@ func (p *Proxy) reverseProxy(transport http.RoundTripper) *httputil.ReverseProxy
 	}
 }
 
+// The texts of the answers the gateway gives itself.
+const notFoundText = "404 not found: no application is routed at this address\n"
+
+func redirectText(to string) string { return "Redirecting to " + to + "\n" }
+
+func failureText(status int) string {
+	return http.StatusText(status) + ": the application did not answer\n"
+}
+
+// failureStatus is the status of a request no backend answered: 504 when
+// it timed out, 502 otherwise.
+func failureStatus(err error) int {
+	if isTimeout(err) {
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
 func redirect(w http.ResponseWriter, to string, status int) {
 	w.Header().Set("Location", to)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, "Redirecting to "+to+"\n")
+	io.WriteString(w, redirectText(to))
 }
 
 func notFound(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusNotFound)
-	io.WriteString(w, "404 not found: no application is routed at this address\n")
+	io.WriteString(w, notFoundText)
 }
 
 func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
@@ -182,15 +215,11 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 		// The client went away; there is nobody to answer.
 		return
 	}
-	status := http.StatusBadGateway
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		status = http.StatusGatewayTimeout
-	}
+	status := failureStatus(err)
 	p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", status, "err", err)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, http.StatusText(status)+": the application did not answer\n")
+	io.WriteString(w, failureText(status))
 }
 
 var errNoBackend = errors.New("no running backend for this route")
@@ -220,24 +249,40 @@ func (b balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	idempotent := isIdempotent(req)
 	direct := canGoDirect(req, idempotent)
+	var resp *http.Response
+	err := u.send(func(e *endpoint) (err error) {
+		req.URL.Host = e.addr
+		if direct {
+			resp, err = u.roundTripDirect(req, e)
+		} else {
+			resp, err = u.transport.RoundTrip(req)
+		}
+		return err
+	}, func(err error, dialFailed bool) bool {
+		unsent := body == nil || body.n.Load() == 0
+		return req.Context().Err() == nil && unsent && (dialFailed || idempotent && !isTimeout(err))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// send tries a request (one) on u's backends in turn: a backend that
+// cannot be connected to is marked down, and the request moves on to the
+// next backend after any failure again allows, up to maxAttempts.
+func (u *upstream) send(one func(*endpoint) error, again func(err error, dialFailed bool) bool) error {
 	var triedBuf [maxAttempts]*endpoint
 	tried := triedBuf[:0]
 	for {
 		e := u.pick(tried)
 		if e == nil {
 			u.refresh()
-			return nil, errNoBackend
+			return errNoBackend
 		}
-		req.URL.Host = e.addr
-		var resp *http.Response
-		var err error
-		if direct {
-			resp, err = u.roundTripDirect(req, e)
-		} else {
-			resp, err = u.transport.RoundTrip(req)
-		}
+		err := one(e)
 		if err == nil {
-			return resp, nil
+			return nil
 		}
 		dialFailed := isDialError(err)
 		if dialFailed {
@@ -245,11 +290,8 @@ func (b balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 			u.refresh()
 		}
 		tried = append(tried, e)
-		unsent := body == nil || body.n.Load() == 0
-		retry := req.Context().Err() == nil && len(tried) < maxAttempts && unsent &&
-			(dialFailed || idempotent && !isTimeout(err))
-		if !retry {
-			return nil, err
+		if len(tried) >= maxAttempts || !again(err, dialFailed) {
+			return err
 		}
 	}
 }
@@ -267,9 +309,11 @@ func isDialError(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+// isTimeout also recognises fasthttp's timeout errors, which have a
+// Timeout method but are no net.Error.
 func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout()
 }
 
 type countingBody struct {

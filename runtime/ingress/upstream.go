@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Resolver looks up the task addresses of a service. net.DefaultResolver
@@ -44,6 +46,17 @@ type endpoint struct {
 	addr      string
 	downUntil atomic.Int64 // unix nanoseconds
 	pool      connPool     // the direct path's idle connections
+
+	// client proxies the fasthttp server's requests.
+	client *fasthttp.HostClient
+}
+
+// close drops e's idle connections, when the task is gone or the upstream
+// stopped (the direct path's pool also refuses new ones; the HostClient
+// closes any later ones when they idle out).
+func (e *endpoint) close() {
+	e.pool.closeAll()
+	e.client.CloseIdleConnections()
 }
 
 // upstream is the resolved, balanced set of task addresses of one service
@@ -102,7 +115,7 @@ func (u *upstream) run(ctx context.Context, done func()) {
 	defer u.transport.CloseIdleConnections()
 	defer func() {
 		for _, e := range *u.endpoints.Load() {
-			e.pool.closeAll()
+			e.close()
 		}
 	}()
 	t := time.NewTicker(resolveEvery)
@@ -159,13 +172,13 @@ func (u *upstream) resolve(ctx context.Context) {
 		if e := byAddr[hp]; e != nil {
 			next = append(next, e)
 		} else {
-			next = append(next, &endpoint{addr: hp})
+			next = append(next, u.newEndpoint(hp))
 		}
 	}
 	u.endpoints.Store(&next)
 	for _, e := range old {
 		if !slices.Contains(next, e) {
-			e.pool.closeAll()
+			e.close()
 		}
 	}
 	u.log.Debug("backends changed", "addrs", addrs)

@@ -20,6 +20,8 @@
 //     on cleanup, for tests that commit or run River clients.
 //   - NewDatabaseURL / EmptyDatabaseURL: the URL of a fresh migrated or
 //     empty database, for tests that start processes or test migrations.
+//   - NewTenant: a team, an application and its production environment
+//     in a store, for tests that store routes or deployments.
 //
 // It is test-only: product code must not import it.
 package storetest

@@ -3,7 +3,6 @@ package browser
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -17,13 +16,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/swarm"
-	"github.com/docker/docker/client"
 
-	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 )
 
 // The manifest the test types, first with a misspelt field on line 10.
@@ -63,7 +58,8 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	t.Cleanup(func() { removeEnvironment(t, envID) })
 	id := swarmtest.ID()
 	gateway := "slipway-gw-browser-" + id
-	t.Cleanup(func() { removeGateway(t, gateway) })
+	cli := swarmtest.Client(t)
+	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
 	gatewayPort := freePort(t)
 	base := startDev(t, gateway, gatewayPort)
 	shots := artifactsDir(t)
@@ -388,7 +384,8 @@ func tail(s string, n int) string {
 }
 
 // removeEnvironment deletes the Swarm objects the deployment made, found
-// by the environment label every Slipway object carries.
+// by the environment label every Slipway object carries, and fails the test
+// if any is left.
 func removeEnvironment(t *testing.T, envID string) {
 	if !strings.HasPrefix(envID, "env_") {
 		t.Logf("no environment id learned (%q); nothing to clean up", envID)
@@ -400,62 +397,7 @@ func removeEnvironment(t *testing.T, envID string) {
 		return
 	}
 	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := removeLabelled(ctx, cli, filters.NewArgs(filters.Arg("label", "dev.slipway.env="+envID))); err != nil {
-		t.Errorf("cleanup of environment %s: %v", envID, err)
-	}
-}
-
-func removeLabelled(ctx context.Context, cli *client.Client, f filters.Args) error {
-	var errs []error
-	services, err := cli.ServiceList(ctx, swarm.ServiceListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, s := range services {
-		errs = append(errs, cli.ServiceRemove(ctx, s.ID))
-	}
-	// Networks, configs and secrets stay in use until the tasks are gone.
-	for len(services) > 0 {
-		tasks, err := cli.TaskList(ctx, swarm.TaskListOptions{Filters: filters.NewArgs(filters.Arg("label", f.Get("label")[0]))})
-		if err != nil || len(tasks) == 0 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(append(errs, ctx.Err())...)
-		case <-time.After(time.Second):
-		}
-	}
-	networks, err := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, n := range networks {
-		errs = append(errs, retry(ctx, func() error { return cli.NetworkRemove(ctx, n.ID) }))
-	}
-	configs, err := cli.ConfigList(ctx, swarm.ConfigListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, c := range configs {
-		errs = append(errs, cli.ConfigRemove(ctx, c.ID))
-	}
-	secrets, err := cli.SecretList(ctx, swarm.SecretListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, s := range secrets {
-		errs = append(errs, cli.SecretRemove(ctx, s.ID))
-	}
-	return errors.Join(errs...)
-}
-
-func retry(ctx context.Context, f func() error) error {
-	for {
-		err := f()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+	swarmtest.RemoveAndCheck(t, cli, "dev.slipway.env="+envID)
 }
 
 // freePort is a TCP port nothing listens on at the moment.
@@ -467,21 +409,4 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// removeGateway removes the gateway container dev started, with its
-// network and volume.
-func removeGateway(t *testing.T, name string) {
-	cli := swarmtest.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := gatewayctl.New(cli, nil, name).Remove(ctx); err != nil {
-		t.Logf("cleanup gateway: %v", err)
-	}
-	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
-		t.Logf("cleanup gateway network: %v", err)
-	}
-	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !client.IsErrNotFound(err) {
-		t.Logf("cleanup gateway volume: %v", err)
-	}
 }

@@ -9,12 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/slipwayhq/slipway/app/api/client"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
-	"github.com/slipwayhq/slipway/store/storetest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
@@ -73,15 +70,8 @@ func deployRouted(t *testing.T, c *client.Client, envs *chaostest.EnvironmentCle
 // newly deployed route appears on the same gateway.
 func TestGatewayServesWhileControlPlaneDown(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	bin := chaostest.Binary(t)
-	url := storetest.NewDatabaseURL(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
+	url, st := chaostest.Database(t)
 	id := swarmtest.ID()
 	team := chaostest.NewTeam(t, st, id)
 	web := swarmtest.Image(t, "web")

@@ -13,7 +13,6 @@ import (
 	"github.com/slipwayhq/slipway/app/api/client"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
-	"github.com/slipwayhq/slipway/store/storetest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
@@ -59,13 +58,8 @@ func TestServeKilledDuringManifestSave(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bin := chaostest.Binary(t)
-	url := storetest.NewDatabaseURL(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
+	url, st := chaostest.Database(t)
+	pool := st.Pool()
 	id := swarmtest.ID()
 	team := chaostest.NewTeam(t, st, id)
 	app := "torn-" + id

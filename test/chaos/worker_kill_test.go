@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/app/service"
@@ -14,7 +13,6 @@ import (
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
-	"github.com/slipwayhq/slipway/store/storetest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
@@ -26,13 +24,8 @@ func TestWorkerKilledMidRolloutResumes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bin := chaostest.Binary(t)
-	url := storetest.NewDatabaseURL(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
+	url, st := chaostest.Database(t)
+	pool := st.Pool()
 	workers := river.NewWorkers()
 	if err := jobs.Register(workers, jobs.Deps{Store: st}); err != nil {
 		t.Fatal(err)
@@ -94,15 +87,8 @@ command = ["/app", "--print", "migrated"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cli := swarmtest.Client(t)
-		d := swarm.NewDriver(cli, nil)
-		ref := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-		_, _ = d.RemoveEnvironment(ctx, ref)
-		_, _ = d.RemoveVolumes(ctx, ref)
-	})
+	// Registered before the workers start, so it runs once they are killed.
+	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+env.ID)
 
 	first := chaostest.StartWorker(t, bin, url, "worker-1")
 	chaostest.WaitFor(t, 3*time.Minute, "the deployment to roll out web", func() bool {

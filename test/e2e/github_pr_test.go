@@ -259,13 +259,7 @@ func TestGitHub_PullRequestPreviewLifecycle(t *testing.T) {
 	id := swarmtest.ID()
 	appName := "notes-" + strings.ToLower(id)
 	gatewayName := "slipway-gw-gh-" + id
-	var previewEnv string
-	t.Cleanup(func() {
-		if previewEnv != "" {
-			removeEnvironment(t, cli, previewEnv)
-		}
-	})
-	t.Cleanup(func() { removeGateway(t, cli, gatewayName) })
+	envs := devCleanup(t, cli, gatewayName)
 
 	dir, err := os.MkdirTemp("", "slipway-github-e2e-")
 	ghMust(t, err)
@@ -382,7 +376,7 @@ func TestGitHub_PullRequestPreviewLifecycle(t *testing.T) {
 			return false, fmt.Sprintf("%+v", l)
 		}
 		pv = l[0]
-		previewEnv = pv.ID
+		envs.Add(pv.ID)
 		if pv.Deployment.State == "failed" {
 			t.Fatalf("preview deployment failed: %+v", pv)
 		}

@@ -275,16 +275,7 @@ func newPipeline(t *testing.T, appName string) *pipeline {
 		Enqueue: func(context.Context, *store.Store, river.JobArgs) error { return nil },
 	}
 	p.ref = swarm.EnvRef{ID: p.env.ID, ShortID: store.ShortID(p.env.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := p.driver.RemoveEnvironment(ctx, p.ref); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-		if _, err := p.driver.RemoveVolumes(ctx, p.ref); err != nil {
-			t.Logf("cleanup volumes: %v", err)
-		}
-	})
+	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+p.env.ID)
 	return p
 }
 

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,15 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/api/types/swarm"
-	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
-	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
-	slwswarm "github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 )
 
 // TestIngress_DevDeploysAndRoutesThroughGateway runs `slipway dev` with a
@@ -40,15 +34,7 @@ func TestIngress_DevDeploysAndRoutesThroughGateway(t *testing.T) {
 	image := swarmtest.Image(t, "web")
 	id := swarmtest.ID()
 	gatewayName := "slipway-gw-e2e-" + id
-	// Cleanups run last-registered first: stop dev, then the gateway (it
-	// is attached to the environment's overlay), then the environment.
-	var envID string
-	t.Cleanup(func() {
-		if envID != "" {
-			removeEnvironment(t, cli, envID)
-		}
-	})
-	t.Cleanup(func() { removeGateway(t, cli, gatewayName) })
+	envs := devCleanup(t, cli, gatewayName)
 
 	dir, err := os.MkdirTemp("", "slipway-ingress-e2e-")
 	if err != nil {
@@ -110,7 +96,7 @@ visibility = "public"
 		t.Fatalf("apply queued %d deployments, want 1", len(applied.Deployments))
 	}
 	dep := applied.Deployments[0]
-	envID = dep.EnvironmentID
+	envs.Add(dep.EnvironmentID)
 
 	deadline := time.Now().Add(4 * time.Minute)
 	for {
@@ -325,57 +311,14 @@ func withoutEnv(env []string, name string) []string {
 	return out
 }
 
-// removeGateway removes this test's gateway container, bridge network and
-// volume (gatewayctl's defaults derive both from the container name).
-func removeGateway(t *testing.T, cli *client.Client, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := gatewayctl.New(cli, nil, name).Remove(ctx); err != nil {
-		t.Logf("cleanup gateway: %v", err)
-	}
-	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
-		t.Logf("cleanup gateway network: %v", err)
-	}
-	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !client.IsErrNotFound(err) {
-		t.Logf("cleanup gateway volume: %v", err)
-	}
-}
-
-// removeEnvironment removes what the deployment created on the Swarm: every
-// object labelled with the environment's id. It runs after the gateway is
-// gone, which held the ingress overlay.
-func removeEnvironment(t *testing.T, cli *client.Client, envID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := filters.NewArgs(filters.Arg("label", slwswarm.LabelEnv+"="+envID))
-	services, _ := cli.ServiceList(ctx, swarm.ServiceListOptions{Filters: f})
-	for _, s := range services {
-		_ = cli.ServiceRemove(ctx, s.ID)
-	}
-	retry := func(what string, fn func() error) {
-		var err error
-		for range 60 {
-			if err = fn(); err == nil || client.IsErrNotFound(err) {
-				return
-			}
-			time.Sleep(time.Second)
-		}
-		t.Logf("cleanup %s: %v", what, err)
-	}
-	nets, _ := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-	for _, n := range nets {
-		retry("network "+n.Name, func() error { return cli.NetworkRemove(ctx, n.ID) })
-	}
-	configs, _ := cli.ConfigList(ctx, swarm.ConfigListOptions{Filters: f})
-	for _, c := range configs {
-		retry("config "+c.Spec.Name, func() error { return cli.ConfigRemove(ctx, c.ID) })
-	}
-	secrets, _ := cli.SecretList(ctx, swarm.SecretListOptions{Filters: f})
-	for _, s := range secrets {
-		retry("secret "+s.Spec.Name, func() error { return cli.SecretRemove(ctx, s.ID) })
-	}
-	vols, _ := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	for _, v := range vols.Volumes {
-		retry("volume "+v.Name, func() error { return cli.VolumeRemove(ctx, v.Name, true) })
-	}
+// devCleanup registers, before `slipway dev` starts, the removal of its
+// gateway gatewayName and of the environments added to the result, each
+// failing the test if anything of it is left. Cleanups run last-registered
+// first: dev stops first (its drift repair would bring removed services
+// back), then the gateway goes (it holds the environments' ingress
+// overlays), then the environments.
+func devCleanup(t *testing.T, cli *client.Client, gatewayName string) *chaostest.EnvironmentCleanup {
+	envs := chaostest.Environments(t)
+	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gatewayName) })
+	return envs
 }

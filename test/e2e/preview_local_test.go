@@ -31,13 +31,7 @@ func TestPreview_LocalWorktreeDeploysUncommittedChanges(t *testing.T) {
 	id := swarmtest.ID()
 	app := "pl-" + id
 	gatewayName := "slipway-gw-pl-" + id
-	var envID string
-	t.Cleanup(func() {
-		if envID != "" {
-			removeEnvironment(t, cli, envID)
-		}
-	})
-	t.Cleanup(func() { removeGateway(t, cli, gatewayName) })
+	envs := devCleanup(t, cli, gatewayName)
 
 	repoURL := servePreviewRepo(t, app, image)
 	base, token, gwPort := startPreviewDaemon(t, bin, gatewayName)
@@ -132,7 +126,7 @@ visibility = "public"
 		t.Fatalf("previews %+v, want one", list.Previews)
 	}
 	p := list.Previews[0]
-	envID = p.ID
+	envs.Add(p.ID)
 	head, err := repo.Head()
 	if err != nil {
 		t.Fatal(err)

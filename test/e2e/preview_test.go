@@ -46,13 +46,7 @@ func TestPreview_BranchDeploysThroughGatewayAndDeletesEverything(t *testing.T) {
 	id := swarmtest.ID()
 	app := "pv-" + id
 	gatewayName := "slipway-gw-pv-" + id
-	var envID string
-	t.Cleanup(func() {
-		if envID != "" {
-			removeEnvironment(t, cli, envID)
-		}
-	})
-	t.Cleanup(func() { removeGateway(t, cli, gatewayName) })
+	envs := devCleanup(t, cli, gatewayName)
 
 	repoURL := servePreviewRepo(t, app, image)
 
@@ -111,7 +105,8 @@ repository = { url = %q, branch = "main" }
 
 	var created preview
 	api(t, "POST", base+"/api/v1/applications/"+app+"/previews", token, "application/json", `{"branch":"feat/Login"}`, &created)
-	envID = created.ID
+	envID := created.ID
+	envs.Add(envID)
 	if !created.Created || created.Deployment == nil || !strings.HasPrefix(created.Slug, app+"-feat-login-") || len(created.Slug) > 40 {
 		t.Fatalf("created preview %+v, want a new deployed preview with slug %s-feat-login-<hash>", created, app)
 	}

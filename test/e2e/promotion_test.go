@@ -86,15 +86,7 @@ greeting = "hello from production"
 			t.Fatal(err)
 		}
 		envs[name] = env
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			ref := slwswarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-			if _, err := driver.RemoveEnvironment(ctx, ref); err != nil {
-				t.Logf("cleanup %s: %v", name, err)
-			}
-			_, _ = driver.RemoveVolumes(ctx, ref)
-		})
+		swarmtest.RemoveOnCleanup(t, slwswarm.LabelEnv+"="+env.ID)
 	}
 	pipeline := &jobs.Pipeline{
 		Store: st, Driver: driver, Images: image.NewResolver(cli, false),

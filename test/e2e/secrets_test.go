@@ -66,14 +66,7 @@ func setupSecrets(t *testing.T) *secretsBundle {
 		ApplicationID: b.app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production",
 	})
 	secretsMust(t, err)
-	envRef := swarm.EnvRef{ID: b.env.ID, ShortID: store.ShortID(b.env.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := driver.RemoveEnvironment(ctx, envRef); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-	})
+	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+b.env.ID)
 	keyText, err := keyring.Generate()
 	secretsMust(t, err)
 	kr, err := keyring.Parse([]byte(keyText))

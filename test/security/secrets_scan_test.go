@@ -171,14 +171,7 @@ func TestSecrets_NeverShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envRef := swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := driver.RemoveEnvironment(ctx, envRef); err != nil {
-			t.Logf("cleanup environment: %v", err)
-		}
-	})
+	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+env.ID)
 
 	sc := &scanner{t: t, needles: map[string]string{}}
 	var rnd [16]byte

@@ -35,6 +35,10 @@ type PreviewsTab struct {
 	Notice    string // what the last action did
 	Error     string // why the create form's last post was refused
 	RowErrors map[string]string
+	// Visibility is the saved manifest's [spec.previews] visibility, the
+	// strictest its routes get in previews (private by default); "" without
+	// a saved manifest.
+	Visibility string
 }
 
 // ApplicationPreviews is the Previews tab.
@@ -75,7 +79,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(t.Notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 35, Col: 85}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 39, Col: 85}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -123,7 +127,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.Slug).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 52, Col: 55}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 56, Col: 55}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 					if templ_7745c5c3_Err != nil {
@@ -136,7 +140,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 					var templ_7745c5c3_Var5 string
 					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(p.Slug)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 54, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 58, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {
@@ -149,7 +153,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.Branch)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 56, Col: 65}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 60, Col: 65}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {
@@ -167,7 +171,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var7 string
 						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p.Slot)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 58, Col: 27}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 62, Col: 27}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
@@ -186,7 +190,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var8 string
 						templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(p.URL)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 62, Col: 45}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 66, Col: 45}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 						if templ_7745c5c3_Err != nil {
@@ -199,7 +203,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var9 string
 						templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(p.URL)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 62, Col: 112}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 66, Col: 112}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 						if templ_7745c5c3_Err != nil {
@@ -230,7 +234,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var10 string
 						templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("/applications/" + a.ID + "/deployments/" + p.Deployment)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 68, Col: 91}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 72, Col: 91}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
 						if templ_7745c5c3_Err != nil {
@@ -243,7 +247,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var11 string
 						templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(p.Revision, 10))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 68, Col: 171}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 72, Col: 171}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 						if templ_7745c5c3_Err != nil {
@@ -256,7 +260,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var12 string
 						templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(p.Deployed)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 69, Col: 42}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 73, Col: 42}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 						if templ_7745c5c3_Err != nil {
@@ -289,7 +293,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var13 string
 							templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(previewURL(a, p.Slug) + "/deploy")).ResolveURL(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 78, Col: 89}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 82, Col: 89}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 							if templ_7745c5c3_Err != nil {
@@ -310,7 +314,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var14 string
 							templ_7745c5c3_Var14, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Deploy preview " + p.Slug).Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 80, Col: 110}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 84, Col: 110}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var14)
 							if templ_7745c5c3_Err != nil {
@@ -329,7 +333,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var15 string
 							templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(previewURL(a, p.Slug) + "/delete")).ResolveURL(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 86, Col: 70}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 90, Col: 70}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
 							if templ_7745c5c3_Err != nil {
@@ -342,7 +346,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var16 string
 							templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(previewURL(a, p.Slug) + "/delete").Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 87, Col: 56}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 91, Col: 56}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 							if templ_7745c5c3_Err != nil {
@@ -355,7 +359,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var17 string
 							templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Delete preview " + p.Slug + "? Its services, routes and volumes are removed.").Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 89, Col: 104}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 93, Col: 104}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var17)
 							if templ_7745c5c3_Err != nil {
@@ -376,7 +380,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 							var templ_7745c5c3_Var18 string
 							templ_7745c5c3_Var18, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Delete preview " + p.Slug).Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 93, Col: 107}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 97, Col: 107}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 							if templ_7745c5c3_Err != nil {
@@ -400,7 +404,7 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 						var templ_7745c5c3_Var19 string
 						templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(msg)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 99, Col: 79}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 103, Col: 79}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 						if templ_7745c5c3_Err != nil {
@@ -425,21 +429,31 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+			if t.Visibility != "" {
+				templ_7745c5c3_Err = previewVisibility(a, t.Visibility).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, " ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 			if t.CanCreate && views.Can(ctx, "apps:deploy") {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<h2 id=\"create-preview\">New preview</h2><form method=\"post\" action=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<h2 id=\"create-preview\">New preview</h2><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var20 string
 				templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(a.url("previews"))).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 110, Col: 64}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 117, Col: 64}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "\" class=\"card variable-form\" data-testid=\"preview-create-form\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "\" class=\"card variable-form\" data-testid=\"preview-create-form\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -447,25 +461,25 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<div><label for=\"preview-branch\">Branch</label> <input type=\"text\" id=\"preview-branch\" name=\"branch\" required autocomplete=\"off\" class=\"mono\" placeholder=\"feature/login\"></div><div><label for=\"preview-slot\">Slot <span class=\"muted\">(optional)</span></label> <input type=\"text\" id=\"preview-slot\" name=\"slot\" autocomplete=\"off\" class=\"mono\"></div><label class=\"check\"><input type=\"checkbox\" name=\"deploy\" value=\"true\" checked> deploy it now</label> <button type=\"submit\" class=\"btn btn-small\" data-testid=\"preview-create\">Create preview</button></form>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<div><label for=\"preview-branch\">Branch</label> <input type=\"text\" id=\"preview-branch\" name=\"branch\" required autocomplete=\"off\" class=\"mono\" placeholder=\"feature/login\"></div><div><label for=\"preview-slot\">Slot <span class=\"muted\">(optional)</span></label> <input type=\"text\" id=\"preview-slot\" name=\"slot\" autocomplete=\"off\" class=\"mono\"></div><label class=\"check\"><input type=\"checkbox\" name=\"deploy\" value=\"true\" checked> deploy it now</label> <button type=\"submit\" class=\"btn btn-small\" data-testid=\"preview-create\">Create preview</button></form>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				if t.Error != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<p class=\"field-error\" role=\"alert\" data-testid=\"preview-create-error\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<p class=\"field-error\" role=\"alert\" data-testid=\"preview-create-error\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(t.Error)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 124, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 131, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -483,6 +497,75 @@ func ApplicationPreviews(a AppHeader, t PreviewsTab) templ.Component {
 
 func previewURL(a AppHeader, slug string) string {
 	return a.url("previews") + "/" + slug
+}
+
+// previewVisibility shows the previews' visibility ceiling. It is part of
+// the manifest ([spec.previews] visibility), which has no field edit of
+// its own: it changes with the manifest.
+func previewVisibility(a AppHeader, visibility string) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "<p class=\"hint\" data-testid=\"previews-visibility\" data-visibility=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var23 string
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(visibility).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 145, Col: 79}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if visibility == "public" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "Preview routes are <strong>public</strong> when the route itself is: <span class=\"mono\">[spec.previews] visibility = \"public\"</span> restricts nothing.")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "Preview routes are <strong>private</strong>: reachable only on the tailnet, whatever each route says. Set <span class=\"mono\">[spec.previews] visibility = \"public\"</span> in the <a href=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var24 string
+			templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(a.url("manifest"))).ResolveURL(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_previews.templ`, Line: 150, Col: 45}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "\">manifest</a> to publish them.")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "</p>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
 }
 
 var _ = templruntime.GeneratedTemplate

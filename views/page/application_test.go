@@ -62,7 +62,7 @@ func TestApplicationPages_Golden(t *testing.T) {
 		{"application_previews", ApplicationPreviews(withTab(header, "previews"), PreviewsTab{Rows: []PreviewRow{
 			{Slug: "shop-feat-login", Branch: "feat/login", State: "running", URL: "https://shop-feat-login.preview.example.com/", Deployment: "dep_9", Revision: 2, Deployed: "2026-01-02 03:04 UTC"},
 			{Slug: "shop-fix", Branch: "fix", State: "deleting"},
-		}})},
+		}, Visibility: "private"})},
 		{"service_logs", ServiceLogs(withTab(header, "overview"), partial.ServiceLogsView{URL: "/applications/app_1/environments/production/services/web/logs",
 			DownloadURL: "/applications/app_1/environments/production/services/web/logs/download", Environment: "production", Service: "web",
 			Text: "listening on :8080\nGET / 200\n", Tail: 500, Follow: true})},

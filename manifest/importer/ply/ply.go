@@ -207,23 +207,57 @@ func (t *translator) params(svc *manifest.Service, p *convert.Obj, scope map[str
 			p.Error(k, "expected a string or { secret = true }, got %s", convert.TypeName(v))
 		}
 	}
-	// Computed params may reference each other; a few passes settle any
-	// order, and what is left is a cycle or an unknown name.
-	for pass := 0; pass < len(computed)+1 && len(computed) > 0; pass++ {
-		var left []string
-		for _, k := range computed {
-			v, err := resolve(p.M[k].(string), func(ref string) (param, bool) { x, ok := scope[ref]; return x, ok })
+	// Computed params may reference each other in any order.
+	settle := computedParams(p, computed, scope)
+	for _, k := range computed {
+		if !settle(k) {
+			p.Error(k, "the computed param reads an unknown name, a live value, or itself")
+		}
+	}
+}
+
+// Where a computed param is on its way into scope.
+const (
+	paramPending = iota + 1
+	paramResolving
+	paramFailed
+)
+
+// computedParams returns settle, which resolves the computed param k into
+// scope, first resolving the computed params it reads, and reports whether
+// it could. Each param is resolved once, so the work grows with the number
+// of holes, whatever the order or depth of the references; one met again
+// while it is being resolved is a cycle and fails, as does one reading an
+// unknown name. A failed name still reads what scope had before.
+func computedParams(p *convert.Obj, computed []string, scope map[string]param) (settle func(k string) bool) {
+	state := make(map[string]int, len(computed))
+	for _, k := range computed {
+		state[k] = paramPending
+	}
+	lookup := func(ref string) (param, bool) {
+		if _, ok := state[ref]; ok {
+			settle(ref)
+		}
+		x, ok := scope[ref]
+		return x, ok
+	}
+	settle = func(k string) bool {
+		switch state[k] {
+		case paramResolving, paramFailed:
+			return false
+		case paramPending:
+			state[k] = paramResolving
+			v, err := resolve(p.M[k].(string), lookup)
 			if err != nil {
-				left = append(left, k)
-				continue
+				state[k] = paramFailed
+				return false
 			}
 			scope[k] = v
+			delete(state, k)
 		}
-		computed = left
+		return true
 	}
-	for _, k := range computed {
-		p.Error(k, "the computed param reads an unknown name, a live value, or itself")
-	}
+	return settle
 }
 
 var holeRE = regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`)

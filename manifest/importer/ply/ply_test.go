@@ -30,12 +30,7 @@ func TestImport_Mappings(t *testing.T) {
 	t.Parallel()
 	const app = "[package]\nname = \"app\"\n[run]\n"
 	const stack = "[package]\nname = \"app\"\n[[service]]\nrun = \"postgres@17\"\nname = \"db\"\n"
-	tests := []struct {
-		name  string
-		src   string
-		diags []string
-		check func(t *testing.T, m *manifest.Manifest)
-	}{
+	runMappings(t, []mapping{
 		{name: "array entrypoint", src: app + "entrypoint = [\"/app\", \"serve\"]\n", check: func(t *testing.T, m *manifest.Manifest) {
 			if c := m.Spec.Services[0].Command; len(c) != 2 || c[0] != "/app" {
 				t.Errorf("command = %v", c)
@@ -115,7 +110,20 @@ func TestImport_Mappings(t *testing.T) {
 			}},
 		{name: "domain needs port", src: "[package]\nname = \"app\"\n[[service]]\nrun = \"./web\"\ndomain = \"a.example.com\"\n", diags: []string{"error: service[0].domain:"}},
 		{name: "after unknown", src: stack + "[[service]]\nrun = \"./web\"\nafter = [\"nope\"]\n", diags: []string{"error: service[1].after:"}},
-	}
+	})
+}
+
+// mapping is one import case: the diagnostics whose starts must appear and
+// what the manifest must hold.
+type mapping struct {
+	name  string
+	src   string
+	diags []string
+	check func(t *testing.T, m *manifest.Manifest)
+}
+
+func runMappings(t *testing.T, tests []mapping) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -36,6 +36,10 @@ const (
 	containerSocketDir = "/run/slipway"
 	containerDataDir   = "/data"
 	privatePort        = "8000/tcp"
+	metricsPort        = "9100/tcp"
+	// containerMetricsToken is where the metrics token file is mounted:
+	// outside /run/slipway, which the socket directory is mounted over.
+	containerMetricsToken = "/etc/slipway-gateway/metrics-token"
 )
 
 // Config describes the gateway container.
@@ -58,6 +62,13 @@ type Config struct {
 	// socket, mounted at /run/slipway; SocketName is the socket in it.
 	SocketDir  string
 	SocketName string
+	// MetricsAddr is the host "ip:port" where the gateway's /metrics
+	// (slipway_gateway_* per route) is published; empty disables it.
+	// MetricsTokenFile is the host file (absolute path) holding the bearer
+	// token scrapes must send; it is mounted read-only, never put in the
+	// container's environment.
+	MetricsAddr      string
+	MetricsTokenFile string
 	// ControlURL and Token are the TCP alternative to the socket.
 	ControlURL string
 	Token      string
@@ -249,6 +260,20 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 	}
 	var mounts []mount.Mount
 	mounts = append(mounts, mount.Mount{Type: mount.TypeVolume, Source: cfg.DataVolume, Target: containerDataDir})
+	if cfg.MetricsAddr != "" {
+		host, port, err := net.SplitHostPort(cfg.MetricsAddr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("metrics_addr %q: %w (gateway_metrics_addr_invalid)", cfg.MetricsAddr, err)
+		}
+		if !path.IsAbs(cfg.MetricsTokenFile) {
+			return nil, nil, fmt.Errorf("metrics_addr %s needs metrics_token_file, an absolute path of the file holding the bearer token (gateway_metrics_token_missing)", cfg.MetricsAddr)
+		}
+		env[ingress.EnvMetricsAddr] = ":9100"
+		env[ingress.EnvMetricsTokenFile] = containerMetricsToken
+		exposed[metricsPort] = struct{}{}
+		bindings[metricsPort] = []nat.PortBinding{{HostIP: host, HostPort: port}}
+		mounts = append(mounts, mount.Mount{Type: mount.TypeBind, Source: cfg.MetricsTokenFile, Target: containerMetricsToken, ReadOnly: true})
+	}
 	if cfg.SocketDir != "" {
 		mounts = append(mounts, mount.Mount{Type: mount.TypeBind, Source: cfg.SocketDir, Target: containerSocketDir})
 		env[ingress.EnvControlSocket] = path.Join(containerSocketDir, cfg.SocketName)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
 
 	"github.com/slipwayhq/slipway/runtime/ingress"
 )
@@ -92,5 +93,39 @@ func TestCheckStatic(t *testing.T) {
 	}
 	if err := checkStatic(ls); err == nil || !strings.Contains(err.Error(), "gateway_binary_not_static") {
 		t.Fatalf("/bin/ls: %v", err)
+	}
+}
+
+// TestContainerSpec_Metrics publishes the gateway's metrics listener on
+// the configured host address and mounts the token file read-only; the
+// token itself never enters the container's environment.
+func TestContainerSpec_Metrics(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Name: "gw", Image: "img", HTTPPort: 80, MetricsAddr: "127.0.0.1:9100", MetricsTokenFile: "/etc/slipway/gw-metrics.token"}.withDefaults()
+	c, h, err := containerSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{ingress.EnvMetricsAddr + "=:9100", ingress.EnvMetricsTokenFile + "=" + containerMetricsToken} {
+		if !slices.Contains(c.Env, want) {
+			t.Errorf("env %v lacks %s", c.Env, want)
+		}
+	}
+	if b := h.PortBindings[metricsPort]; len(b) != 1 || b[0].HostIP != "127.0.0.1" || b[0].HostPort != "9100" {
+		t.Errorf("metrics binding %v", b)
+	}
+	if !slices.ContainsFunc(h.Mounts, func(m mount.Mount) bool {
+		return m.Source == cfg.MetricsTokenFile && m.Target == containerMetricsToken && m.ReadOnly
+	}) {
+		t.Errorf("mounts %+v lack the read-only token file", h.Mounts)
+	}
+	for _, bad := range []Config{
+		{Image: "img", MetricsAddr: "127.0.0.1:9100"},
+		{Image: "img", MetricsAddr: "127.0.0.1:9100", MetricsTokenFile: "relative/token"},
+		{Image: "img", MetricsAddr: "nine", MetricsTokenFile: "/t"},
+	} {
+		if _, _, err := containerSpec(bad.withDefaults()); err == nil || !strings.Contains(err.Error(), "gateway_metrics_") {
+			t.Errorf("%+v: %v, want a gateway_metrics_* error", bad, err)
+		}
 	}
 }

@@ -7,6 +7,13 @@
 //	image := swarmtest.Image(t, "web") // slipway-test/web:<content hash>
 //	label := swarmtest.Label(t)         // dev.slipway.test=<unique id>, cleaned up
 //
+// Objects Slipway itself makes carry its labels instead (dev.slipway.team,
+// dev.slipway.env): swarmtest.RemoveOnCleanup(t, "dev.slipway.team="+id)
+// removes everything carrying a label when the test ends and fails the test
+// if anything of it is left. Register it before starting a worker or a
+// gateway, so it runs after they stopped: a running worker's drift repair
+// would bring removed services back.
+//
 // Images are tagged by a hash of the program's source and the Go version, so
 // a second test (or a second package) reuses the first build. Building runs
 // the go toolchain through os/exec, which is acceptable in test helpers only;

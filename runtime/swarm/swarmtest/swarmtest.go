@@ -23,9 +23,7 @@ import (
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/swarm"
-	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/runtime/docker"
@@ -92,38 +90,8 @@ func Label(t testing.TB) string {
 
 // Remove deletes the objects labelled LabelKey=value (put the label on
 // services' ContainerSpec.Labels too, so their tasks can be awaited).
-// Services go first and their tasks are awaited, because networks, configs, secrets and volumes
-// in use cannot be removed.
 func Remove(ctx context.Context, cli *client.Client, value string) error {
-	f := filters.NewArgs(filters.Arg("label", LabelKey+"="+value))
-	var errs []error
-	services, err := cli.ServiceList(ctx, swarm.ServiceListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, s := range services {
-		errs = append(errs, cli.ServiceRemove(ctx, s.ID))
-	}
-	errs = append(errs, waitTasksExited(ctx, cli, f))
-	networks, err := cli.NetworkList(ctx, network.ListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, n := range networks {
-		errs = append(errs, retry(ctx, func() error { return cli.NetworkRemove(ctx, n.ID) }))
-	}
-	configs, err := cli.ConfigList(ctx, swarm.ConfigListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, c := range configs {
-		errs = append(errs, retry(ctx, func() error { return cli.ConfigRemove(ctx, c.ID) }))
-	}
-	secrets, err := cli.SecretList(ctx, swarm.SecretListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, s := range secrets {
-		errs = append(errs, retry(ctx, func() error { return cli.SecretRemove(ctx, s.ID) }))
-	}
-	volumes, err := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	errs = append(errs, err)
-	for _, v := range volumes.Volumes {
-		errs = append(errs, retry(ctx, func() error { return cli.VolumeRemove(ctx, v.Name, true) }))
-	}
-	return errors.Join(errs...)
+	return RemoveLabelled(ctx, cli, LabelKey+"="+value)
 }
 
 // waitTasksExited waits until the containers of the labelled tasks have

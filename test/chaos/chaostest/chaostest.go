@@ -10,11 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slipwayhq/slipway/app/api/client"
 	"github.com/slipwayhq/slipway/app/auth"
@@ -22,6 +25,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/storetest"
 )
 
 // SecretKey is the key-encryption key serve and worker get in these tests.
@@ -218,6 +222,20 @@ func (tm Team) Actor() service.Actor {
 	return service.Actor{TeamID: tm.Team.ID, UserID: tm.User.ID, Scopes: auth.ScopesOf(auth.RoleOwner)}
 }
 
+// Database creates a fresh migrated database of the test's own and
+// returns its URL, for the processes, and a store over a pool to it that
+// is closed when the test ends (Store.Pool for River and raw queries).
+func Database(t testing.TB) (url string, st *store.Store) {
+	t.Helper()
+	url = storetest.NewDatabaseURL(t)
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return url, store.New(pool)
+}
+
 // NewTeam creates a team named after id, its owner (who cannot log in with
 // a password) and an API token with every owner scope.
 func NewTeam(t testing.TB, st *store.Store, id string) Team {
@@ -256,35 +274,22 @@ func Environments(t testing.TB) *EnvironmentCleanup {
 	cli := swarmtest.Client(t)
 	e := &EnvironmentCleanup{}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		d := swarm.NewDriver(cli, nil)
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		for _, id := range e.ids {
-			ref := swarm.EnvRef{ID: id, ShortID: store.ShortID(id)}
-			// Configs stay in use until the removed services' tasks are gone.
-			var err error
-			for range 30 {
-				if _, err = d.RemoveEnvironment(ctx, ref); err == nil {
-					break
-				}
-				time.Sleep(2 * time.Second)
-			}
-			if err != nil {
-				t.Logf("cleanup environment %s: %v", id, err)
-			}
-			_, _ = d.RemoveVolumes(ctx, ref)
+			swarmtest.RemoveAndCheck(t, cli, swarm.LabelEnv+"="+id)
 		}
 	})
 	return e
 }
 
-// Add removes the environment too.
+// Add removes the environment too (once, however often it is added).
 func (e *EnvironmentCleanup) Add(envID string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.ids = append(e.ids, envID)
+	if !slices.Contains(e.ids, envID) {
+		e.ids = append(e.ids, envID)
+	}
 }
 
 // WaitDeployment polls the deployment through the API until it is final.

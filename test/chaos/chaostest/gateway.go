@@ -41,7 +41,7 @@ func StartGateway(t testing.TB, bin, id string) *Gateway {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	g := &Gateway{Name: "slipway-gw-chaos-" + id, SocketDir: dir}
 	m := gatewayctl.New(cli, nil, g.Name)
-	t.Cleanup(func() { removeGateway(t, cli, m, g.Name) })
+	t.Cleanup(func() { RemoveGateway(t, cli, g.Name) })
 	image, err := m.BuildDevImage(ctx, bin)
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +100,12 @@ func (g *Gateway) WaitServes(t testing.TB, host string, timeout time.Duration) {
 	}
 }
 
-func removeGateway(t testing.TB, cli *client.Client, m *gatewayctl.Manager, name string) {
+// RemoveGateway removes the gateway container name, its network and its
+// volume (a gateway started by `slipway dev` or StartGateway).
+func RemoveGateway(t testing.TB, cli *client.Client, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := m.Remove(ctx); err != nil {
+	if err := gatewayctl.New(cli, nil, name).Remove(ctx); err != nil {
 		t.Logf("cleanup gateway: %v", err)
 	}
 	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {

@@ -15,13 +15,11 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	apiclient "github.com/slipwayhq/slipway/app/api/client"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
-	"github.com/slipwayhq/slipway/store/storetest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 	"github.com/slipwayhq/slipway/test/summary"
 )
@@ -51,13 +49,7 @@ func TestDockerdRestarted(t *testing.T) {
 	}
 	ctx := context.Background()
 	bin := chaostest.Binary(t)
-	url := storetest.NewDatabaseURL(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
+	url, st := chaostest.Database(t)
 	id := swarmtest.ID()
 	team := chaostest.NewTeam(t, st, id)
 	cli := swarmtest.Client(t)

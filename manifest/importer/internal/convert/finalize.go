@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -60,7 +61,9 @@ func Finalize(m *manifest.Manifest, d *Diags, where map[string]string, fallback 
 	breakCycles(m, d, at)
 	finalizeRoutes(m, d, fallback)
 	if len(m.Spec.Volumes) > manifest.MaxVolumes {
-		d.Error(fallback, "Slipway allows at most %d volumes", manifest.MaxVolumes)
+		d.Error(fallback, "Slipway allows at most %d volumes; the rest were dropped with their mounts", manifest.MaxVolumes)
+		m.Spec.Volumes = m.Spec.Volumes[:manifest.MaxVolumes]
+		dropUndeclaredMounts(m)
 	}
 	if len(m.Spec.Secrets) > manifest.MaxGeneratedSecrets {
 		d.Error(fallback, "Slipway allows at most %d generated secrets; the rest were dropped", manifest.MaxGeneratedSecrets)
@@ -72,6 +75,19 @@ func Finalize(m *manifest.Manifest, d *Diags, where map[string]string, fallback 
 	if len(m.Spec.Jobs) > manifest.MaxJobs {
 		d.Error(fallback, "Slipway allows at most %d jobs; the rest were dropped", manifest.MaxJobs)
 		m.Spec.Jobs = m.Spec.Jobs[:manifest.MaxJobs]
+	}
+}
+
+// dropUndeclaredMounts removes the mounts of volumes the manifest does not
+// declare (any more).
+func dropUndeclaredMounts(m *manifest.Manifest) {
+	declared := map[string]bool{}
+	for _, v := range m.Spec.Volumes {
+		declared[v.Name] = true
+	}
+	for i := range m.Spec.Services {
+		s := &m.Spec.Services[i]
+		s.Mounts = slices.DeleteFunc(s.Mounts, func(mt manifest.Mount) bool { return !declared[mt.Volume] })
 	}
 }
 

@@ -1,0 +1,101 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// TestTeamEvents_OlderPages: the audit log shows one page and an "Older
+// events" row; htmx swaps that row for the next page's rows (and its own
+// older row), until the oldest event, each event once; the actor filter
+// holds across pages, and the link works as a plain page without script.
+func TestTeamEvents_OlderPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	owner := b.signup(t, "owner@example.com", "Acme")
+	br := b.sessionBrowser(t, owner.user)
+	const n = 120
+	for i := range n {
+		actor := "system"
+		if i%3 == 0 {
+			actor = "token:tok" + fmt.Sprint(i%2)
+		}
+		if _, err := b.store.RecordEvent(ctx, owner.team.ID, store.EventParams{Actor: actor, Verb: "thing.happen", ObjectType: "member", Details: map[string]int{"i": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, err := b.store.ListEvents(ctx, owner.team.ID, store.EventFilter{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := func(doc *goquery.Document) string {
+		href, _ := doc.Find(`[data-testid="team-events-older"] a`).Attr("hx-get")
+		return href
+	}
+	// walk follows the older rows as htmx would and returns every row's details.
+	walk := func(path string) (details []string, pages int) {
+		t.Helper()
+		r := br.get(path)
+		wantStatus(t, r, http.StatusOK)
+		doc := r.doc
+		for {
+			pages++
+			doc.Find(`[data-testid="team-event-row"]`).Each(func(_ int, s *goquery.Selection) {
+				details = append(details, strings.TrimSpace(s.Find("td").Last().Text()))
+			})
+			next := older(doc)
+			if next == "" || pages > 10 {
+				return details, pages
+			}
+			frag := br.poll(next)
+			wantStatus(t, frag, http.StatusOK)
+			if strings.Contains(frag.body, "<html") || strings.Contains(frag.body, "team-event-filter") {
+				t.Fatalf("the older page came back as a whole page")
+			}
+			doc, err = goquery.NewDocumentFromReader(strings.NewReader("<table>" + frag.body + "</table>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	details, pages := walk("/events")
+	seen := map[string]bool{}
+	for _, d := range details {
+		seen[d] = true
+	}
+	if len(details) != len(total) || len(seen) != len(total) || pages != (len(total)+49)/50 {
+		t.Fatalf("%d rows (%d distinct) in %d pages, want the %d events in %d pages", len(details), len(seen), pages, len(total), (len(total)+49)/50)
+	}
+	if details[0] != fmt.Sprintf(`{"i":%d}`, n-1) {
+		t.Errorf("first row %q, want the newest event", details[0])
+	}
+
+	details, pages = walk("/events?actor=token:tok1")
+	want := 0
+	for _, e := range total {
+		if e.Actor == "token:tok1" {
+			want++
+		}
+	}
+	if len(details) != want || pages != 1 {
+		t.Errorf("actor filter: %d rows in %d pages, want %d in 1", len(details), pages, want)
+	}
+	r := br.get("/events?kind=member")
+	next := older(r.doc)
+	u, err := url.Parse(next)
+	if err != nil || u.Query().Get("kind") != "member" || u.Query().Get("before") == "" {
+		t.Fatalf("older link %q drops the filter or the cursor", next)
+	}
+	if r := br.get(next); testid(r, "team-event-filter").Length() != 1 || testid(r, "team-event-row").Length() != 50 {
+		t.Errorf("the older link without htmx is not a full page of 50 rows")
+	}
+}

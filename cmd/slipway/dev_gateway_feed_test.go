@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/storetest"
+)
+
+// TestDevGateway_FeedOnTCP: with [ingress] feed_addr and
+// gateway_token_file, slipway dev serves the route feed on TCP behind the
+// token, as serve does, besides its unix socket. Not parallel: it sets
+// SLIPWAY_GATEWAY=off so no container is started.
+func TestDevGateway_FeedOnTCP(t *testing.T) {
+	t.Setenv(envGateway, "off")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.NewSchema(t)
+	tenant := storetest.NewTenant(t, st, "devfeed", "notes")
+	const host = "dev-feed.example.com"
+	if err := st.SetEnvironmentRoutes(ctx, tenant.Team.ID, tenant.Env.ID, []store.DeployedRoute{
+		{Hostname: host, Visibility: "public", Service: "web", BackendService: "web", BackendPort: 8080},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "devfeed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	const token = "dev-gw-token-0123456789"
+	tokenFile := filepath.Join(dir, "gateway.token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Ingress.FeedAddr, cfg.Ingress.GatewayTokenFile = "127.0.0.1:0", tokenFile
+	var out strings.Builder
+	if err := startDevGateway(ctx, st, cfg, filepath.Join(dir, "data"), &out, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if !fileExists(filepath.Join(dir, "data", "gateway", gatewaySocketName)) {
+		t.Error("dev no longer serves the unix socket")
+	}
+	m := regexp.MustCompile(`route feed also on (http://\S+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("dev does not report the TCP feed: %q", out.String())
+	}
+	routes := func(auth string) (int, string) {
+		req := mustRequest(t, http.MethodGet, m[1]+ingress.RoutesPath, "")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, body := routes("Bearer " + token); status != http.StatusOK || !strings.Contains(body, host) {
+		t.Fatalf("routes with the token: %d %q", status, body)
+	}
+	if status, body := routes("Bearer wrong"); status != http.StatusUnauthorized || strings.Contains(body, host) {
+		t.Fatalf("routes with a wrong token: %d %q", status, body)
+	}
+
+	// Without feed_addr, dev serves the socket only, as before.
+	var plain strings.Builder
+	if err := startDevGateway(ctx, st, config.Default(), filepath.Join(dir, "plain"), &plain, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "route feed also on") {
+		t.Errorf("TCP feed without feed_addr: %q", plain.String())
+	}
+}
+
+// TestGatewayContainerConfig_Metrics: [ingress] metrics_addr and
+// metrics_token_file reach the gateway container dev creates.
+func TestGatewayContainerConfig_Metrics(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	if gc, err := gatewayContainerConfig(cfg); err != nil || gc.MetricsAddr != "" {
+		t.Fatalf("default: %+v %v, want no metrics listener", gc, err)
+	}
+	cfg.Ingress.MetricsAddr, cfg.Ingress.MetricsTokenFile = "127.0.0.1:9100", "/etc/slipway/gw-metrics.token"
+	gc, err := gatewayContainerConfig(cfg)
+	if err != nil || gc.MetricsAddr != "127.0.0.1:9100" || gc.MetricsTokenFile != "/etc/slipway/gw-metrics.token" {
+		t.Fatalf("with metrics: %+v %v", gc, err)
+	}
+}
