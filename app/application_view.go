@@ -221,6 +221,9 @@ func (h *handler) deploymentView(d store.Deployment, env store.Environment, who 
 		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Terminal: d.State.Terminal(),
 		Restorable: d.RenderedManifest != nil, Retryable: env.PromoteFrom == "",
 	}
+	if env.Kind == store.KindPreview {
+		v.PreviewBranch = env.Branch
+	}
 	end := now
 	if d.FinishedAt != nil {
 		end = *d.FinishedAt

@@ -127,6 +127,9 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 	if testid(r, "deployment-cancel").Length() != 0 {
 		t.Error("a finished deployment offers Cancel")
 	}
+	if c, _ := r.doc.Find(`form:has([data-testid="deployment-retry"])`).Attr("hx-confirm"); !strings.Contains(c, "again from the saved manifest") {
+		t.Errorf("retry confirmation %q, want the saved manifest", c)
+	}
 
 	// The overview shows what runs, from the rendered manifest.
 	r = br.get("/applications/" + appID)

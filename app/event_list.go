@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"net/http"
-	"sort"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -12,14 +11,20 @@ import (
 )
 
 // eventList is the Events tab: the audit log of the application, its
-// environments and its deployments, filterable by verb.
+// environments and its deployments, newest first, one page at a time
+// (?before= is the keyset cursor of an older page, as on /events),
+// filterable by verb. An htmx request for an older page gets only its
+// rows.
 func (h *handler) eventList(c *fiber.Ctx) error {
 	a, header, err := h.loadApplication(c, "events")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	events, err := h.store.ListEvents(ctx, a.TeamID, store.EventFilter{ApplicationID: a.ID, Limit: 500})
+	v := page.ApplicationEventsView{Verb: c.Query("verb")}
+	f := store.EventFilter{ApplicationID: a.ID, Verb: v.Verb, Limit: eventPageSize, BeforeID: eventCursor(c)}
+	v.Older = f.BeforeID != 0
+	events, err := h.store.ListEventPage(ctx, a.TeamID, f)
 	if err != nil {
 		return err
 	}
@@ -27,22 +32,17 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	verb := c.Query("verb")
-	seen := map[string]bool{}
-	var verbs []string
-	var rows []page.EventRow
-	for _, e := range events {
-		if !seen[e.Verb] {
-			seen[e.Verb] = true
-			verbs = append(verbs, e.Verb)
-		}
-		if verb != "" && e.Verb != verb {
-			continue
-		}
-		rows = append(rows, page.EventRow{Verb: e.Verb, Actor: who.name(e.Actor), Object: e.ObjectType, Details: compactDetails(e.Details), When: when(&e.CreatedAt)})
+	for _, e := range events.Events {
+		v.Rows = append(v.Rows, page.EventRow{Verb: e.Verb, Actor: who.name(e.Actor), Object: e.ObjectType, Details: compactDetails(e.Details), When: when(&e.CreatedAt)})
 	}
-	sort.Strings(verbs)
-	return h.render(c, http.StatusOK, a.Name+" · Events", page.ApplicationEvents(header, rows, verbs, verb))
+	v.OlderURL = olderEventsURL("/applications/"+a.ID+"/events", events.NextBefore, map[string]string{"verb": v.Verb})
+	if v.Older && isFragment(c) {
+		return h.render(c, http.StatusOK, a.Name+" · Events", page.ApplicationEventRows(v))
+	}
+	if v.Verbs, err = h.store.ListEventVerbs(ctx, a.TeamID, a.ID); err != nil {
+		return err
+	}
+	return h.render(c, http.StatusOK, a.Name+" · Events", page.ApplicationEvents(header, v))
 }
 
 // compactDetails shows an event's details object on one line, "" when empty.

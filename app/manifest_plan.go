@@ -75,6 +75,8 @@ func (h *handler) plan(c *fiber.Ctx, f manifestForm) (*partial.PlanView, []parti
 			return nil, nil, err
 		}
 		p.Warnings = append(p.Warnings, envWarnings...)
+	} else {
+		p.Warnings = append(p.Warnings, service.DeclaredEnvironmentWarnings(m)...)
 	}
 	view := &partial.PlanView{Text: manifest.FormatPlan(p), Against: against}
 	for _, e := range p.Environments {

@@ -12,7 +12,8 @@ import (
 
 // TestPreviews_NotEnvironmentsInTheDashboard: the environment actions of
 // the dashboard answer 404 for a preview, and retrying a preview's
-// deployment redeploys the preview (preview deploy), not an environment.
+// deployment redeploys the preview (preview deploy), not an environment,
+// as its confirmation says.
 func TestPreviews_NotEnvironmentsInTheDashboard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -45,7 +46,10 @@ repository = { url = "https://git.example.com/shop.git", branch = "main" }
 	}
 
 	path := "/applications/" + a.ID + "/deployments/" + d.ID
-	br.get(path)
+	confirm, _ := br.get(path).doc.Find(`form:has([data-testid="deployment-retry"])`).Attr("hx-confirm")
+	if !strings.Contains(confirm, "head of branch feat/x") || strings.Contains(confirm, "saved manifest") {
+		t.Fatalf("retry confirmation %q, want the preview's branch head, not the saved manifest", confirm)
+	}
 	r := br.post(path+"/retry", nil)
 	wantStatus(t, r, http.StatusSeeOther)
 	ds, err := b.store.ListDeployments(ctx, owner.team.ID, store.DeploymentFilter{EnvironmentID: pv.ID})

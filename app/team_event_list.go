@@ -2,8 +2,6 @@ package app
 
 import (
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,9 +9,6 @@ import (
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
-
-// teamEventPage is how many audit log entries one page of /events shows.
-const teamEventPage = 50
 
 // teamEventList is the team's audit log, newest first, one page at a time
 // (?before= is the keyset cursor of an older page), filterable by
@@ -23,10 +18,8 @@ const teamEventPage = 50
 func (h *handler) teamEventList(c *fiber.Ctx) error {
 	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
 	v := page.TeamEventsView{Application: c.Query("application"), Kind: c.Query("kind"), Actor: c.Query("actor")}
-	f := store.EventFilter{ObjectType: v.Kind, Actor: v.Actor, Limit: teamEventPage}
-	if before, err := strconv.ParseInt(c.Query("before"), 10, 64); err == nil && before > 0 {
-		f.BeforeID, v.Older = before, true
-	}
+	f := store.EventFilter{ObjectType: v.Kind, Actor: v.Actor, Limit: eventPageSize, BeforeID: eventCursor(c)}
+	v.Older = f.BeforeID != 0
 	apps, err := h.store.ListApplications(ctx, teamID)
 	if err != nil {
 		return err
@@ -61,15 +54,7 @@ func (h *handler) teamEventList(c *fiber.Ctx) error {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	if events.NextBefore != 0 {
-		q := url.Values{"before": {strconv.FormatInt(events.NextBefore, 10)}}
-		for k, val := range map[string]string{"application": v.Application, "kind": v.Kind, "actor": v.Actor} {
-			if val != "" {
-				q.Set(k, val)
-			}
-		}
-		v.OlderURL = "/events?" + q.Encode()
-	}
+	v.OlderURL = olderEventsURL("/events", events.NextBefore, map[string]string{"application": v.Application, "kind": v.Kind, "actor": v.Actor})
 	if v.Older && isFragment(c) {
 		return h.render(c, http.StatusOK, "Audit log", page.TeamEventRows(v))
 	}

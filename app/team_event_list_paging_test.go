@@ -3,12 +3,8 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
-	"strings"
 	"testing"
-
-	"github.com/PuerkitoBio/goquery"
 
 	"github.com/slipwayhq/slipway/store"
 )
@@ -37,37 +33,8 @@ func TestTeamEvents_OlderPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	older := func(doc *goquery.Document) string {
-		href, _ := doc.Find(`[data-testid="team-events-older"] a`).Attr("hx-get")
-		return href
-	}
-	// walk follows the older rows as htmx would and returns every row's details.
-	walk := func(path string) (details []string, pages int) {
-		t.Helper()
-		r := br.get(path)
-		wantStatus(t, r, http.StatusOK)
-		doc := r.doc
-		for {
-			pages++
-			doc.Find(`[data-testid="team-event-row"]`).Each(func(_ int, s *goquery.Selection) {
-				details = append(details, strings.TrimSpace(s.Find("td").Last().Text()))
-			})
-			next := older(doc)
-			if next == "" || pages > 10 {
-				return details, pages
-			}
-			frag := br.poll(next)
-			wantStatus(t, frag, http.StatusOK)
-			if strings.Contains(frag.body, "<html") || strings.Contains(frag.body, "team-event-filter") {
-				t.Fatalf("the older page came back as a whole page")
-			}
-			doc, err = goquery.NewDocumentFromReader(strings.NewReader("<table>" + frag.body + "</table>"))
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	details, pages := walk("/events")
+	list := eventList{row: "team-event-row", older: "team-events-older", filter: "team-event-filter"}
+	details, pages := walkEvents(t, br, list, "/events")
 	seen := map[string]bool{}
 	for _, d := range details {
 		seen[d] = true
@@ -79,7 +46,7 @@ func TestTeamEvents_OlderPages(t *testing.T) {
 		t.Errorf("first row %q, want the newest event", details[0])
 	}
 
-	details, pages = walk("/events?actor=token:tok1")
+	details, pages = walkEvents(t, br, list, "/events?actor=token:tok1")
 	want := 0
 	for _, e := range total {
 		if e.Actor == "token:tok1" {
@@ -90,7 +57,7 @@ func TestTeamEvents_OlderPages(t *testing.T) {
 		t.Errorf("actor filter: %d rows in %d pages, want %d in 1", len(details), pages, want)
 	}
 	r := br.get("/events?kind=member")
-	next := older(r.doc)
+	next := list.olderURL(r.doc)
 	u, err := url.Parse(next)
 	if err != nil || u.Query().Get("kind") != "member" || u.Query().Get("before") == "" {
 		t.Fatalf("older link %q drops the filter or the cursor", next)

@@ -21,25 +21,13 @@ import (
 func TestGitHubNotify_CancelledDeploymentUpdatesPullRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupGitHubPipeline(t)
-	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
-	must(t, err)
-	queued := github.CommentQueued
-	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
-	must(t, err)
+	b, d := setupQueuedPreviewDeployment(t)
 
-	d, err = service.CancelDeployment(ctx, b.st, service.Actor{TeamID: b.team.ID, UserID: "ada"}, b.pipeline.Enqueue, d.ID)
+	d, err := service.CancelDeployment(ctx, b.st, service.Actor{TeamID: b.team.ID, UserID: "ada"}, b.pipeline.Enqueue, d.ID)
 	must(t, err)
 	expectState(t, d, store.StateCancelled)
 
-	cs := b.waitComment(t, func(cs []githubtest.Comment) bool {
-		return len(cs) > 0 && strings.Contains(cs[len(cs)-1].Body, "Failed")
-	})
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, "cancelled") {
-		t.Fatalf("want one comment naming the cancellation, got %+v", cs)
-	}
-	b.waitStatus(t, b.pr.HeadSHA, github.StateFailure)
+	b.wantCancellationReported(t)
 }
 
 // Deleting a preview cancels its waiting deployment; the pull request
@@ -47,13 +35,7 @@ func TestGitHubNotify_CancelledDeploymentUpdatesPullRequest(t *testing.T) {
 func TestGitHubNotify_PreviewDeleteCancellationUpdatesPullRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupGitHubPipeline(t)
-	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
-	must(t, err)
-	queued := github.CommentQueued
-	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
-	must(t, err)
+	b, d := setupQueuedPreviewDeployment(t)
 
 	// This River client works GitHub jobs only; the deletion job itself is
 	// recorded (no worker here tears Swarm objects down).
@@ -66,7 +48,7 @@ func TestGitHubNotify_PreviewDeleteCancellationUpdatesPullRequest(t *testing.T) 
 		return b.pipeline.Enqueue(ctx, tx, args)
 	}
 	previews := &service.Previews{Store: b.st}
-	_, err = previews.Delete(ctx, service.Actor{TeamID: b.team.ID, UserID: "ada"}, enqueue, b.app.ID, b.preview.Slug)
+	_, err := previews.Delete(ctx, service.Actor{TeamID: b.team.ID, UserID: "ada"}, enqueue, b.app.ID, b.preview.Slug)
 	must(t, err)
 	if len(others) != 1 {
 		t.Fatalf("queued %v besides GitHub jobs, want the preview deletion", others)
@@ -75,6 +57,29 @@ func TestGitHubNotify_PreviewDeleteCancellationUpdatesPullRequest(t *testing.T) 
 	must(t, err)
 	expectState(t, d, store.StateCancelled)
 
+	b.wantCancellationReported(t)
+}
+
+// setupQueuedPreviewDeployment is a GitHub pipeline with a deployment of
+// the preview that its pull request's comment says is queued.
+func setupQueuedPreviewDeployment(t *testing.T) (*githubPipeline, store.Deployment) {
+	t.Helper()
+	ctx := context.Background()
+	b := setupGitHubPipeline(t)
+	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
+	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
+	must(t, err)
+	queued := github.CommentQueued
+	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
+	must(t, err)
+	return b, d
+}
+
+// wantCancellationReported waits for the pull request's comment to turn
+// to failed naming the cancellation, and for its head commit's status to
+// fail.
+func (b *githubPipeline) wantCancellationReported(t *testing.T) {
+	t.Helper()
 	cs := b.waitComment(t, func(cs []githubtest.Comment) bool {
 		return len(cs) > 0 && strings.Contains(cs[len(cs)-1].Body, "Failed")
 	})

@@ -69,6 +69,7 @@
 //	              GetApplicationByName(ctx, teamID, name); ListApplications(ctx, teamID);
 //	              DeleteApplication(ctx, teamID, id) (soft); PurgeApplication(ctx, teamID, id)
 //	events:       RecordEvent(ctx, teamID, EventParams); ListEvents(ctx, teamID, EventFilter);
+//	              ListEventPage(ctx, teamID, EventFilter); ListEventVerbs(ctx, teamID, appID);
 //	              PruneEvents(ctx, cutoff)
 //	revisions:    CreateManifestRevision(ctx, teamID, appID, RevisionParams);
 //	              GetManifestRevision(ctx, teamID, appID, revision); GetCurrentManifestRevision(ctx, teamID, appID);

@@ -39,6 +39,8 @@ type EventFilter struct {
 	ApplicationID string
 	// Actor keeps one actor's events ("user:<id>", "token:<id>", "system").
 	Actor string
+	// Verb keeps the events of one verb ("deployment.request"...).
+	Verb string
 	// BeforeID pages backwards: only events with a smaller id.
 	BeforeID int64
 	// Limit defaults to 50 and is capped at 500.
@@ -116,16 +118,35 @@ func (s *Store) listEvents(ctx context.Context, teamID string, f EventFilter, li
 		  AND ($3 = '' OR object_id = $3)
 		  AND ($4 = 0 OR id < $4)
 		  AND ($6 = '' OR actor = $6)
-		  AND ($7 = '' OR object_id = $7
-		       OR object_id IN (SELECT id FROM environments WHERE team_id = $1 AND application_id = $7)
-		       OR object_id IN (SELECT id FROM deployments WHERE team_id = $1 AND application_id = $7))
+		  AND ($7 = '' OR `+namesApplication("$1", "$7")+`)
+		  AND ($8 = '' OR verb = $8)
 		ORDER BY id DESC
-		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit, f.Actor, f.ApplicationID)
+		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit, f.Actor, f.ApplicationID, f.Verb)
 	if err != nil {
 		return nil, wrap("list events", err)
 	}
 	es, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) { return scanEvent(r) })
 	return es, wrap("list events", err)
+}
+
+// namesApplication is the condition that an event names the application
+// whose id is parameter app, one of its environments or one of its
+// deployments, in the team whose id is parameter team.
+func namesApplication(team, app string) string {
+	return `(object_id = ` + app + `
+		OR object_id IN (SELECT id FROM environments WHERE team_id = ` + team + ` AND application_id = ` + app + `)
+		OR object_id IN (SELECT id FROM deployments WHERE team_id = ` + team + ` AND application_id = ` + app + `))`
+}
+
+// ListEventVerbs returns the verbs of the events naming the application,
+// its environments or its deployments, sorted.
+func (s *Store) ListEventVerbs(ctx context.Context, teamID, applicationID string) ([]string, error) {
+	var verbs []string
+	err := s.db.QueryRow(ctx, `
+		SELECT coalesce(array_agg(DISTINCT verb ORDER BY verb), '{}') FROM events
+		WHERE team_id = $1 AND `+namesApplication("$1", "$2"),
+		teamID, applicationID).Scan(&verbs)
+	return verbs, wrap("list event verbs", err)
 }
 
 // EventFacets are the values the team's audit log can be filtered by.

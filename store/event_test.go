@@ -8,15 +8,16 @@ import (
 )
 
 func init() {
-	for _, m := range []string{"ListEventPage", "ListEventFacets"} {
+	for _, m := range []string{"ListEventPage", "ListEventFacets", "ListEventVerbs"} {
 		tenancyCovered[m] = "TestStore_ListEventPage"
 	}
 }
 
 // TestStore_ListEventPage walks the audit log backwards page by page: each
 // event shows up once, newest first, the last page has no cursor, filters
-// by application (its environments and deployments included) and by actor
-// hold across pages, and another team's events never appear.
+// by application (its environments and deployments included), by actor
+// and by verb hold across pages, and another team's events never appear;
+// an application's verbs are its own events'.
 func TestStore_ListEventPage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -100,5 +101,22 @@ func TestStore_ListEventPage(t *testing.T) {
 	must(t, err)
 	if !slices.Equal(facets.Kinds, []string{"application", "deployment", "environment"}) || !slices.Equal(facets.Actors, []string{"system", owner}) {
 		t.Errorf("facets %+v", facets)
+	}
+
+	// Verbs: the application's (its deployments' included), not another
+	// application's nor another team's naming it; the verb filter pages.
+	request := record(team, store.EventParams{Actor: owner, Verb: "deployment.request", ObjectType: "deployment", ObjectID: d.ID})
+	record(team, store.EventParams{Actor: owner, Verb: "blog.only", ObjectType: "application", ObjectID: blog.ID})
+	record(b.b.team.ID, store.EventParams{Actor: "token:beta", Verb: "beta.only", ObjectType: "application", ObjectID: b.a.app.ID})
+	verbs, err := b.st.ListEventVerbs(b.ctx, team, b.a.app.ID)
+	must(t, err)
+	if !slices.Equal(verbs, []string{"deployment.request", "thing.happen"}) {
+		t.Errorf("verbs %v, want deployment.request and thing.happen", verbs)
+	}
+	if ids, pages := walk(store.EventFilter{Limit: 2, ApplicationID: b.a.app.ID, Verb: "thing.happen"}); !slices.Equal(ids, notes) || pages != 3 {
+		t.Errorf("verb filter: ids %v in %d pages, want %v in 3", ids, pages, notes)
+	}
+	if ids, _ := walk(store.EventFilter{Verb: "deployment.request"}); !slices.Equal(ids, []int64{request}) {
+		t.Errorf("verb filter: ids %v, want %d", ids, request)
 	}
 }

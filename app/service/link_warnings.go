@@ -16,7 +16,8 @@ import (
 // granted telemetry (telemetry_not_granted), and the manifest warnings
 // that only its rendered values show (manifest.RenderedWarnings).
 // Environments whose rendering fails are skipped: the deployment reports
-// that.
+// that. An application without environments yet gets
+// DeclaredEnvironmentWarnings.
 func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m *manifest.Manifest) (manifest.Errors, error) {
 	if m == nil {
 		return nil, nil
@@ -26,7 +27,7 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 		return nil, err
 	}
 	if len(envs) == 0 {
-		return nil, nil
+		return DeclaredEnvironmentWarnings(m), nil
 	}
 	var ls *jobs.LinkState
 	if len(m.Spec.Imports) > 0 {
@@ -41,12 +42,11 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 		if e.Kind != store.KindEnvironment {
 			continue
 		}
-		rc := planRenderContext(m, "", e)
-		rendered, errs := manifest.Render(m, rc)
-		if len(errs) > 0 {
+		rendered, ws, ok := renderedPlanWarnings(m, e)
+		if !ok {
 			continue
 		}
-		out = append(out, manifest.RenderedWarnings(m, rendered, rc)...)
+		out = append(out, ws...)
 		if ls != nil {
 			out = append(out, unconnectedWarnings(*ls, e, rendered)...)
 		}
@@ -57,6 +57,33 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 		out = append(out, tw...)
 	}
 	return out, nil
+}
+
+// DeclaredEnvironmentWarnings are the manifest.RenderedWarnings of each
+// environment saving m would create, for an application that has none
+// yet (a new application): each rendered with its own variables, as
+// PlanWarnings renders existing ones.
+func DeclaredEnvironmentWarnings(m *manifest.Manifest) manifest.Errors {
+	var out manifest.Errors
+	for _, e := range manifest.ExistingEnvironments(m) {
+		env := store.Environment{Kind: store.KindEnvironment, Name: e.Name, Slug: e.Name, Branch: e.Branch, Commit: e.Commit}
+		if _, ws, ok := renderedPlanWarnings(m, env); ok {
+			out = append(out, ws...)
+		}
+	}
+	return out
+}
+
+// renderedPlanWarnings renders m for env as a plan does and returns the
+// rendering and the warnings only it shows; ok is false when the
+// rendering fails.
+func renderedPlanWarnings(m *manifest.Manifest, env store.Environment) (*manifest.Manifest, manifest.Errors, bool) {
+	rc := planRenderContext(m, "", env)
+	rendered, errs := manifest.Render(m, rc)
+	if len(errs) > 0 {
+		return nil, nil, false
+	}
+	return rendered, manifest.RenderedWarnings(m, rendered, rc), true
 }
 
 // planRenderContext is how a plan renders m for env before anything is

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,28 +13,15 @@ import (
 
 // rolloutByVariable mounts a writable volume and takes its rollout order
 // from a variable that only production sets to start-first.
-const rolloutByVariable = header + `
-[spec.variables]
-order = "stop-first"
-
-[[spec.services]]
-name = "web"
-[spec.services.source]
-type = "image"
-image = "example.com/notes:1"
-[[spec.services.mounts]]
-volume = "data"
-target = "/data"
-[spec.services.rollout]
-order = "${{ vars.order }}"
-
-[[spec.volumes]]
-name = "data"
-
-[spec.environments.staging]
-[spec.environments.production.variables]
-order = "start-first"
-`
+// It is the fixture the offline plan's test (cmd/slipway) reads too.
+func rolloutByVariable(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../manifest/testdata/warnings/rollout_by_variable.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 
 // Apply and field edits judge rollout_start_first_writable_volume per
 // environment, with the environment's own variable values: the
@@ -51,7 +39,7 @@ func TestApplyManifest_WarningsHonourEnvironmentVariables(t *testing.T) {
 		}
 		return out
 	}
-	res, err := b.apply(t, rolloutByVariable, service.ApplyOptions{})
+	res, err := b.apply(t, rolloutByVariable(t), service.ApplyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +76,7 @@ func TestApplyManifest_WarningsHonourEnvironmentVariables(t *testing.T) {
 // variables, so start-first in production alone warns there.
 func TestPromoteEnvironment_PlanWarnsWithTargetVariables(t *testing.T) {
 	t.Parallel()
-	doc := strings.Replace(rolloutByVariable, "[spec.environments.staging]\n", "[spec.environments.staging]\n[spec.environments.production]\npromote_from = \"staging\"\n", 1)
+	doc := strings.Replace(rolloutByVariable(t), "[spec.environments.staging]\n", "[spec.environments.staging]\n[spec.environments.production]\npromote_from = \"staging\"\n", 1)
 	b := setupPromotion(t, doc)
 	b.deploy(t, "staging", store.StateSucceeded)
 	res, err := b.promote(t, "production", service.PromoteOptions{Plan: true})

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
-	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
@@ -26,23 +24,10 @@ func TestDevGateway_FeedOnTCP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := storetest.NewSchema(t)
-	tenant := storetest.NewTenant(t, st, "devfeed", "notes")
 	const host = "dev-feed.example.com"
-	if err := st.SetEnvironmentRoutes(ctx, tenant.Team.ID, tenant.Env.ID, []store.DeployedRoute{
-		{Hostname: host, Visibility: "public", Service: "web", BackendService: "web", BackendPort: 8080},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "devfeed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	_, dir := newFeedFixture(t, st, "devfeed", host, 8080)
 	const token = "dev-gw-token-0123456789"
-	tokenFile := filepath.Join(dir, "gateway.token")
-	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile := writeTokenFile(t, dir, "gateway", token)
 	cfg := config.Default()
 	cfg.Ingress.FeedAddr, cfg.Ingress.GatewayTokenFile = "127.0.0.1:0", tokenFile
 	var out strings.Builder

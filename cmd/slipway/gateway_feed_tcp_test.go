@@ -14,7 +14,6 @@ import (
 
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
-	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
@@ -27,8 +26,6 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := storetest.NewSchema(t)
-	tenant := storetest.NewTenant(t, st, "remote", "notes")
-	team, env := tenant.Team, tenant.Env
 	backendLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -39,17 +36,9 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	go backend.Serve(backendLn)
 	t.Cleanup(func() { backend.Close() })
 	const host = "remote.example.com"
-	if err := st.SetEnvironmentRoutes(ctx, team.ID, env.ID, []store.DeployedRoute{
-		{Hostname: host, Visibility: "public", Service: "web", BackendService: "web", BackendPort: backendLn.Addr().(*net.TCPAddr).Port},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	tenant, dir := newFeedFixture(t, st, "remote", host, backendLn.Addr().(*net.TCPAddr).Port)
+	team, env := tenant.Team, tenant.Env
 
-	dir, err := os.MkdirTemp("", "gwtcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	const token = "gw-token-0123456789"
 	feedAddr, err := startGatewayFeedWith(ctx, st, filepath.Join(dir, "feed"), gatewayFeedTCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
 	if err != nil || feedAddr == nil {
@@ -58,10 +47,7 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	feedURL := "http://" + feedAddr.String()
 
 	runGateway := func(name, tok string) string {
-		tokenFile := filepath.Join(dir, name+".token")
-		if err := os.WriteFile(tokenFile, []byte(tok+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		tokenFile := writeTokenFile(t, dir, name, tok)
 		addr := make(chan string, 1)
 		done := make(chan error, 1)
 		go func() {

@@ -328,9 +328,10 @@ func newAppPlanCommand() *cobra.Command {
 application) and list the changed fields, with environment values, commands
 and file contents redacted; how the declared environments would converge;
 each service's rollout order and monitor window; and warnings, including
-those only an environment's own variables raise. Whether an environment is
-granted telemetry is known to the server only: a manifest with a
-receives_telemetry service gets telemetry_grant_unchecked here, and
+those only an environment's own variables (or, for previews, those of
+[spec.previews]) raise. Whether an environment is granted telemetry is
+known to the server only: a manifest with a receives_telemetry service
+gets telemetry_grant_unchecked here, and
 slipway app apply reports telemetry_not_granted per environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

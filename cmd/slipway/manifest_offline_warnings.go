@@ -11,20 +11,22 @@ import (
 // grants, which the server keeps, were not checked.
 const CodeTelemetryGrantUnchecked = "telemetry_grant_unchecked"
 
+// previewPlanBranch is the branch an offline plan renders previews for:
+// [spec.previews] sets the same variables for every branch.
+const previewPlanBranch = "preview"
+
 // offlinePlanWarnings are the warnings an offline plan can know: the
 // manifest's own, those each environment it would have gets once rendered
-// with that environment's variables (as the server's plan does), and, for
-// a telemetry receiver, a note that grants are checked by the server.
+// with that environment's variables (as the server's plan does), those a
+// preview gets once rendered with [spec.previews] variables, and, for a
+// telemetry receiver, a note that grants are checked by the server.
 func offlinePlanWarnings(m *manifest.Manifest) manifest.Errors {
 	ws := manifest.Warnings(m)
 	for _, e := range manifest.ExistingEnvironments(m) {
-		rc, err := renderContext(m, e.Name, "", nil)
-		if err != nil {
-			continue
-		}
-		if rendered, errs := manifest.Render(m, rc); len(errs) == 0 {
-			ws = append(ws, manifest.RenderedWarnings(m, rendered, rc)...)
-		}
+		ws = append(ws, offlineRenderedWarnings(m, e.Name, "")...)
+	}
+	if m.Spec.Previews != nil {
+		ws = append(ws, offlineRenderedWarnings(m, "", previewPlanBranch)...)
 	}
 	if receiver := service.TelemetryReceiver(m); receiver != "" {
 		for i, s := range m.Spec.Services {
@@ -35,4 +37,19 @@ func offlinePlanWarnings(m *manifest.Manifest) manifest.Errors {
 		}
 	}
 	return ws
+}
+
+// offlineRenderedWarnings are the manifest.RenderedWarnings of m rendered
+// for environment env, or for the preview of branch preview; none when
+// the rendering fails (slipway app render reports that).
+func offlineRenderedWarnings(m *manifest.Manifest, env, preview string) manifest.Errors {
+	rc, err := renderContext(m, env, preview, nil)
+	if err != nil {
+		return nil
+	}
+	rendered, errs := manifest.Render(m, rc)
+	if len(errs) > 0 {
+		return nil
+	}
+	return manifest.RenderedWarnings(m, rendered, rc)
 }
