@@ -51,6 +51,9 @@ type Config struct {
 	// /webhooks/github outside sessions and CSRF: it verifies its own
 	// signatures. Nil when no GitHub App is configured.
 	Webhook http.Handler
+	// Metrics is /metrics (metrics.Registry.Handler: bearer token, 404
+	// when off), mounted outside sessions and CSRF. Nil: no /metrics.
+	Metrics http.Handler
 	// Secrets is the keyring-backed secret store (serve and dev load the
 	// key); nil leaves the Secrets tab and API without controls.
 	Secrets *secrets.Service
@@ -110,6 +113,9 @@ func New(cfg Config) *fiber.App {
 
 	if cfg.Webhook != nil {
 		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
+	}
+	if cfg.Metrics != nil {
+		f.Get("/metrics", adaptor.HTTPHandler(cfg.Metrics))
 	}
 	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs})
 

@@ -27,7 +27,7 @@ type Config struct {
 	Ingress        Ingress        `toml:"ingress" doc:"The managed ingress gateway (the slipway-gateway container)."`
 	GitHub         GitHub         `toml:"github" doc:"The GitHub App that deploys on push and runs pull-request previews. app_id 0 (the default) turns GitHub off."`
 	Metrics        Metrics        `toml:"metrics" doc:"The Prometheus endpoint /metrics. Without a token it answers 404: metrics are off."`
-	Telemetry      Telemetry      `toml:"telemetry" doc:"OpenTelemetry traces of deployments."`
+	Telemetry      Telemetry      `toml:"telemetry" doc:"OpenTelemetry export: traces of deployments, and the daemon's own logs and metrics."`
 	Worker         Worker         `toml:"worker" doc:"Background workers (River)."`
 	Images         Images         `toml:"images" doc:"Container images of deployed services."`
 	Git            Git            `toml:"git" doc:"Git repositories that applications build from and read manifests from."`
@@ -87,11 +87,15 @@ type GitHub struct {
 type Metrics struct {
 	TokenFile string `toml:"token_file" doc:"File holding the bearer token Prometheus sends (Authorization: Bearer <token>). Setting both token_file and token is an error."`
 	Token     string `toml:"token" secret:"true" doc:"The bearer token itself; prefer token_file."`
+	// serve and dev answer /metrics on their own listener; a worker has
+	// none, so it listens here.
+	WorkerListen string `toml:"worker_listen" doc:"Address (ip:port) where slipway worker serves its own /metrics (deployments, job attempts, drift repairs), with the same token; empty: the worker serves none (slipway dev serves one /metrics for both)."`
 }
 
 // Telemetry holds the OTLP exporter settings.
 type Telemetry struct {
-	OTLPEndpoint string `toml:"otlp_endpoint" doc:"OTLP/HTTP endpoint traces are exported to, such as http://collector:4318; empty exports nothing."`
+	OTLPEndpoint           string `toml:"otlp_endpoint" doc:"OTLP/HTTP base URL traces, logs and metrics are exported to, such as http://collector:4318 (each signal's /v1/traces, /v1/logs or /v1/metrics is appended); empty exports nothing."`
+	MetricsIntervalSeconds int    `toml:"metrics_interval_seconds" doc:"Seconds between exports of the daemon's metrics to otlp_endpoint and to telemetry receivers."`
 }
 
 // Worker holds River worker settings.
@@ -129,6 +133,7 @@ func Default() Config {
 			DefaultMemoryBytes: 512 << 20,
 			MaxReplicas:        2,
 		},
+		Telemetry: Telemetry{MetricsIntervalSeconds: 30},
 		Ingress: Ingress{
 			Enabled:   true,
 			HTTPPort:  80,

@@ -38,6 +38,9 @@ func (c Config) validate() Errors {
 		}
 	}
 	v.hostPort("listen", c.Listen, false)
+	if c.Metrics.WorkerListen != "" {
+		v.hostPort("metrics.worker_listen", c.Metrics.WorkerListen, false)
+	}
 	v.httpURL("public_url", c.PublicURL, false)
 	if c.DataDir == "" {
 		v.add("data_dir", CodeRequired, "must name a directory")
@@ -122,6 +125,7 @@ func (c Config) validate() Errors {
 		v.add("metrics.token", CodeConflict, "set metrics.token_file or metrics.token, not both")
 	}
 	v.httpURL("telemetry.otlp_endpoint", c.Telemetry.OTLPEndpoint, false)
+	v.intRange("telemetry.metrics_interval_seconds", int64(c.Telemetry.MetricsIntervalSeconds), 1, MaxTimeoutSeconds)
 	v.intRange("worker.deploy_concurrency", int64(c.Worker.DeployConcurrency), 1, 256)
 	return v.errs
 }

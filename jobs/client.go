@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
@@ -29,6 +30,9 @@ type Config struct {
 	Queues map[string]river.QueueConfig
 	// Logger receives River's own logs; defaults to slog.Default().
 	Logger *slog.Logger
+	// Middleware wraps every job attempt (metrics.Registry.RiverMiddleware
+	// counts them). Ignored without Work.
+	Middleware []rivertype.Middleware
 }
 
 // Deps are what workers need. Later issues add fields (the Swarm engine,
@@ -140,6 +144,7 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, cfg Config) (*Client,
 			}
 		}
 		rc.PeriodicJobs = periodicJobs()
+		rc.Middleware = cfg.Middleware
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), rc)
 	if err != nil {

@@ -625,6 +625,9 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 	if in.Links, err = r.envLinks(ctx); err != nil {
 		return swarm.DesiredState{}, err
 	}
+	if in.JobLinks, err = r.jobLinks(ctx, in.Links); err != nil {
+		return swarm.DesiredState{}, err
+	}
 	if err := r.telemetryMount(ctx, &in); err != nil {
 		return swarm.DesiredState{}, err
 	}

@@ -94,6 +94,13 @@ func (b *pipelineBundle) deploy(t *testing.T, toml string) store.Deployment {
 // through pipeline.
 func (b *pipelineBundle) deployTo(t *testing.T, pipeline *jobs.Pipeline, appID, envID, toml string) store.Deployment {
 	t.Helper()
+	return b.advanceWith(t, pipeline, b.requestDeployment(t, appID, envID, toml).ID)
+}
+
+// requestDeployment saves toml as the application's manifest and requests
+// a deployment of it to envID, without running it.
+func (b *pipelineBundle) requestDeployment(t *testing.T, appID, envID, toml string) store.Deployment {
+	t.Helper()
 	ctx := context.Background()
 	m, err := manifest.Decode([]byte(toml), "toml")
 	must(t, err)
@@ -108,26 +115,25 @@ func (b *pipelineBundle) deployTo(t *testing.T, pipeline *jobs.Pipeline, appID, 
 		EnvironmentID: envID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test",
 	})
 	must(t, err)
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	return d
+}
+
+// advanceWith runs every remaining step of deployment id with pipeline.
+func (b *pipelineBundle) advanceWith(t *testing.T, pipeline *jobs.Pipeline, id string) store.Deployment {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := pipeline.Advance(ctx, b.team.ID, d.ID); err != nil {
-		t.Fatalf("advance %s: %v", d.ID, err)
+	if err := pipeline.Advance(ctx, b.team.ID, id); err != nil {
+		t.Fatalf("advance %s: %v", id, err)
 	}
-	d, err = b.st.GetDeployment(ctx, b.team.ID, d.ID)
+	d, err := b.st.GetDeployment(ctx, b.team.ID, id)
 	must(t, err)
 	return d
 }
 
 func (b *pipelineBundle) advance(t *testing.T, id string) store.Deployment {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := b.pipeline.Advance(ctx, b.team.ID, id); err != nil {
-		t.Fatalf("advance %s: %v", id, err)
-	}
-	d, err := b.st.GetDeployment(ctx, b.team.ID, id)
-	must(t, err)
-	return d
+	return b.advanceWith(t, b.pipeline, id)
 }
 
 func (b *pipelineBundle) services(t *testing.T) map[string]dockerswarm.Service {

@@ -173,6 +173,29 @@ func LoadLinks(ctx context.Context, st *store.Store, teamID string) (LinkState, 
 // deployed to environment envID (app plan and promotion plans warn about
 // them). m must be rendered for that environment.
 func (ls LinkState) UnconnectedIf(envID string, m *manifest.Manifest) []links.Unconnected {
+	var out []links.Unconnected
+	for _, u := range ls.planIf(envID, m).Unconnected {
+		if u.ImporterEnvID == envID {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// ImportsIf returns the links environment envID would import were m
+// deployed to it. m must be rendered for that environment.
+func (ls LinkState) ImportsIf(envID string, m *manifest.Manifest) []links.Link {
+	var out []links.Link
+	for _, l := range ls.planIf(envID, m).Links {
+		if l.ImporterEnvID == envID {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// planIf plans the team's links as if m were deployed to envID.
+func (ls LinkState) planIf(envID string, m *manifest.Manifest) links.Result {
 	envs := make([]links.Environment, len(ls.Envs))
 	copy(envs, ls.Envs)
 	for i := range envs {
@@ -181,13 +204,7 @@ func (ls LinkState) UnconnectedIf(envID string, m *manifest.Manifest) []links.Un
 			envs[i].Bindings = ls.Dir.Bind(envs[i].Bindings, links.Names(m))
 		}
 	}
-	var out []links.Unconnected
-	for _, u := range links.Plan(ls.Dir, envs, ls.Existing).Unconnected {
-		if u.ImporterEnvID == envID {
-			out = append(out, u)
-		}
-	}
-	return out
+	return links.Plan(ls.Dir, envs, ls.Existing)
 }
 
 // UnconnectedOf returns the imports of envID that connect to nothing now.
@@ -332,4 +349,52 @@ func (r *run) envLinks(ctx context.Context) ([]swarm.LinkAttachment, error) {
 		return nil, nil
 	}
 	return driver.EnvLinks(ctx, r.envRef())
+}
+
+// jobLinks returns the link networks the deployment's jobs join: of the
+// import networks the environment's services join now (joined), those of
+// links the deployment keeps importing. A job reaches the links of the
+// deployment it runs in that are already connected; an import the
+// deployment adds connects only once links_reconcile runs after it
+// succeeded, and one it drops is not reached by its jobs.
+func (r *run) jobLinks(ctx context.Context, joined []swarm.LinkAttachment) ([]swarm.LinkAttachment, error) {
+	driver, ok := r.p.Driver.(LinkDriver)
+	// A finished deployment (drift repair) runs no jobs.
+	if !ok || r.d.State.Terminal() || len(r.rendered.Spec.Jobs) == 0 || len(r.rendered.Spec.Imports) == 0 || len(joined) == 0 {
+		return nil, nil
+	}
+	ls, err := LoadLinks(ctx, r.p.Store, r.d.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	nets, err := driver.ListLinkNetworks(ctx, r.d.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	return jobLinkAttachments(ls.ImportsIf(r.env.ID, r.rendered), nets, joined), nil
+}
+
+// jobLinkAttachments keeps, of the attachments an environment's services
+// join, the import networks (joined by every service) of the links in
+// imports. A link network matches a link whatever its alias: renaming the
+// exporting application keeps the link under its old name until
+// links_reconcile replaces its network.
+func jobLinkAttachments(imports []links.Link, nets []swarm.LinkNetwork, joined []swarm.LinkAttachment) []swarm.LinkAttachment {
+	want := map[string]bool{}
+	for _, l := range imports {
+		want[l.Key()] = true
+	}
+	keep := map[string]bool{}
+	for _, n := range nets {
+		if want[links.Link{ExporterEnvID: n.ExporterEnvID, Service: n.Service, ImporterEnvID: n.ImporterEnvID}.Key()] {
+			keep[n.ID] = true
+		}
+	}
+	var out []swarm.LinkAttachment
+	for _, a := range joined {
+		if a.Service == "" && keep[a.NetworkID] {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -64,6 +64,20 @@ func (lb *linkBundle) deploy(t *testing.T, app, toml string) (store.Deployment, 
 	env := lb.envs[app]
 	d := lb.deployTo(t, lb.pipeline, env.ApplicationID, env.ID, toml)
 	expectState(t, d, store.StateSucceeded)
+	lb.expectLinksEnqueued(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	began := time.Now()
+	res, err := lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	must(t, err)
+	t.Logf("links_reconcile after %s: %s (connected %d, removed %d, services updated %d)", app, time.Since(began).Round(time.Millisecond), len(res.Connected), len(res.Removed), len(res.Updated))
+	return d, res
+}
+
+// expectLinksEnqueued takes the links_reconcile of the team a successful
+// deployment enqueued.
+func (lb *linkBundle) expectLinksEnqueued(t *testing.T) {
+	t.Helper()
 	select {
 	case args := <-lb.enqueued:
 		if got, ok := args.(jobs.LinksReconcileArgs); !ok || got.TeamID != lb.team.ID {
@@ -72,13 +86,6 @@ func (lb *linkBundle) deploy(t *testing.T, app, toml string) (store.Deployment, 
 	default:
 		t.Fatal("a successful deployment enqueued no links_reconcile")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	began := time.Now()
-	res, err := lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
-	must(t, err)
-	t.Logf("links_reconcile after %s: %s (connected %d, removed %d, services updated %d)", app, time.Since(began).Round(time.Millisecond), len(res.Connected), len(res.Removed), len(res.Updated))
-	return d, res
 }
 
 func serviceManifest(app, image, extra string, services ...string) string {

@@ -4,5 +4,7 @@
 // endpoint the global provider stays OpenTelemetry's no-op one, and Step
 // costs next to nothing.
 //
-// It must not import the store, jobs or app packages.
+// Receivers' sockets and the endpoint rule are package telemetry's, shared
+// with the daemon's logs and metrics. It must not import the store, jobs
+// or app packages.
 package tracing

@@ -2,79 +2,35 @@ package tracing
 
 import (
 	"context"
-	"errors"
-	"net"
 	"net/http"
-	"path/filepath"
-	"sync"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/slipwayhq/slipway/telemetry"
 )
 
 // SocketName is the socket a telemetry receiver listens on, inside the
 // directory mounted at /run/slipway/telemetry.
-const SocketName = "otlp.sock"
+const SocketName = telemetry.SocketName
 
 // receiverExporter sends spans to every telemetry receiver's socket found
-// under root (root/<environment>/otlp.sock) when it exports: receivers
-// come and go with grants, so the sockets are looked up each time. A
+// under its root (root/<environment>/otlp.sock) when it exports. A
 // receiver that is down loses those spans; the others still get them.
 type receiverExporter struct {
-	root   string
-	mu     sync.Mutex
-	byPath map[string]sdktrace.SpanExporter
+	receivers *telemetry.Receivers[sdktrace.SpanExporter]
 }
 
 func newReceiverExporter(root string) *receiverExporter {
-	return &receiverExporter{root: root, byPath: map[string]sdktrace.SpanExporter{}}
+	return &receiverExporter{telemetry.NewReceivers(root, openExporter, func(ctx context.Context, e sdktrace.SpanExporter) error { return e.Shutdown(ctx) })}
+}
+
+func openExporter(ctx context.Context, client *http.Client) (sdktrace.SpanExporter, error) {
+	return otlptracehttp.New(ctx, otlptracehttp.WithEndpoint("localhost"), otlptracehttp.WithInsecure(), otlptracehttp.WithHTTPClient(client))
 }
 
 func (e *receiverExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	sockets, err := filepath.Glob(filepath.Join(e.root, "*", SocketName))
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, sock := range sockets {
-		exp, err := e.exporter(ctx, sock)
-		if err == nil {
-			err = exp.ExportSpans(ctx, spans)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return e.receivers.Each(ctx, func(exp sdktrace.SpanExporter) error { return exp.ExportSpans(ctx, spans) })
 }
 
-// exporter returns the socket's exporter, creating it the first time.
-func (e *receiverExporter) exporter(ctx context.Context, sock string) (sdktrace.SpanExporter, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if exp, ok := e.byPath[sock]; ok {
-		return exp, nil
-	}
-	dialer := net.Dialer{}
-	client := &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dialer.DialContext(ctx, "unix", sock)
-		},
-	}}
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint("localhost"), otlptracehttp.WithInsecure(), otlptracehttp.WithHTTPClient(client))
-	if err != nil {
-		return nil, err
-	}
-	e.byPath[sock] = exp
-	return exp, nil
-}
-
-func (e *receiverExporter) Shutdown(ctx context.Context) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var errs []error
-	for _, exp := range e.byPath {
-		errs = append(errs, exp.Shutdown(ctx))
-	}
-	return errors.Join(errs...)
-}
+func (e *receiverExporter) Shutdown(ctx context.Context) error { return e.receivers.Shutdown(ctx) }

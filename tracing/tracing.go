@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -13,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/slipwayhq/slipway/telemetry"
 )
 
 // instrumentation names the tracer of deployment spans.
@@ -20,8 +21,9 @@ const instrumentation = "github.com/slipwayhq/slipway/jobs"
 
 // Config says where traces go.
 type Config struct {
-	// Endpoint is an OTLP/HTTP base URL such as http://collector:4318; a
-	// URL without a path gets /v1/traces. Empty exports to no collector.
+	// Endpoint is an OTLP/HTTP base URL such as http://collector:4318,
+	// which gets /v1/traces (see telemetry.SignalURL). Empty exports to no
+	// collector.
 	Endpoint string
 	// ReceiverRoot holds telemetry receivers' socket directories
 	// (ReceiverRoot/<environment>/otlp.sock); every receiver listening
@@ -42,14 +44,11 @@ func Start(ctx context.Context, c Config) (shutdown func(context.Context) error,
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", c.ServiceName))),
 	}
 	if c.Endpoint != "" {
-		u, err := url.Parse(c.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("telemetry.otlp_endpoint %q: want an http(s) URL such as http://collector:4318", c.Endpoint)
+		u, err := telemetry.SignalURL(c.Endpoint, telemetry.Traces)
+		if err != nil {
+			return nil, err
 		}
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/v1/traces"
-		}
-		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u.String()))
+		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u))
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: OTLP exporter: %w", err)
 		}

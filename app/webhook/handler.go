@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -41,6 +42,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Metrics counts deliveries by event and outcome; nil records nothing.
+	Metrics *metrics.Registry
 }
 
 // StaticSecret is a Config.Secret for a secret known at start.
@@ -66,6 +69,10 @@ func New(cfg Config) http.Handler {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Until the signature checks out the event header is the sender's
+	// word: the delivery is counted as "unverified".
+	label, outcome := "unverified", "rejected"
+	defer func() { h.cfg.Metrics.ObserveWebhookDelivery(label, outcome) }()
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -88,6 +95,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secret, err := h.cfg.Secret(ctx)
 	if err != nil || len(secret) == 0 {
 		h.log.ErrorContext(ctx, "github webhook secret unavailable", "error", err)
+		outcome = "failed"
 		writeError(w, http.StatusServiceUnavailable, "webhook_secret_unavailable", "the webhook secret is not configured")
 		return
 	}
@@ -99,12 +107,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	event := r.Header.Get("X-GitHub-Event")
 	delivery := r.Header.Get("X-GitHub-Delivery")
+	label = eventLabel(event)
 	if event == "" || delivery == "" || len(delivery) > 100 || len(event) > 100 || hasControl(event, delivery) {
+		outcome = "invalid"
 		writeError(w, http.StatusBadRequest, "headers_missing", "X-GitHub-Event and X-GitHub-Delivery are required")
 		return
 	}
 	d, job, err := parse(event, delivery, body)
 	if err != nil {
+		outcome = "invalid"
 		writeError(w, http.StatusBadRequest, "payload_invalid", err.Error())
 		return
 	}
@@ -122,14 +133,35 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		h.log.ErrorContext(ctx, "record github delivery", "delivery_id", delivery, "event", event, "error", err)
+		outcome = "failed"
 		writeError(w, http.StatusInternalServerError, "delivery_not_recorded", "the delivery could not be recorded; GitHub may redeliver it")
 		return
 	}
 	if !created {
+		outcome = "duplicate"
 		writeJSON(w, http.StatusOK, map[string]string{"status": "duplicate", "delivery_id": delivery})
 		return
 	}
+	outcome = "accepted"
+	if job == nil {
+		// Recorded, nothing to do (an event Slipway does not act on).
+		outcome = "ignored"
+	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "delivery_id": delivery})
+}
+
+// knownEvents are the event names counted under their own label; any
+// other verified event is counted as "other", so a label set stays small.
+var knownEvents = map[string]bool{
+	"push": true, "pull_request": true, "installation": true,
+	"installation_repositories": true, "ping": true,
+}
+
+func eventLabel(event string) string {
+	if knownEvents[event] {
+		return event
+	}
+	return "other"
 }
 
 // payload is the part of GitHub's events the intake reads.

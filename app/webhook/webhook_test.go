@@ -25,6 +25,7 @@ import (
 	"github.com/slipwayhq/slipway/forge/github"
 	"github.com/slipwayhq/slipway/forge/github/githubtest"
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -127,6 +128,7 @@ type testBundle struct {
 	user     store.User
 	app      store.Application
 	secret   []byte
+	metrics  *metrics.Registry
 }
 
 // setup builds the intake on a real listener over a fresh database; with
@@ -190,8 +192,10 @@ func setup(t testing.TB, work bool) *testBundle {
 			_ = b.client.Stop(stop)
 		})
 	}
+	b.metrics = metrics.New(nil)
 	srv := httptest.NewServer(webhook.New(webhook.Config{
 		Store: st, Jobs: b.client, Secret: webhook.StaticSecret(b.secret), Logger: slog.New(slog.DiscardHandler),
+		Metrics: b.metrics,
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL + "/webhooks/github"
@@ -351,6 +355,36 @@ func TestHandler_ReplayIsProcessedOnce(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM github_webhook_deliveries WHERE delivery_id = 'delivery-1' AND event = 'pull_request' AND action = 'opened' AND installation_id = 77`); n != 1 {
 		t.Fatalf("recorded deliveries = %d, want 1", n)
+	}
+}
+
+// The intake counts deliveries by event and outcome; an unverified
+// delivery is counted without its claimed event name, so forged headers
+// cannot grow the label set.
+func TestHandler_CountsDeliveries(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	b.post(t, "pull_request_opened", "count-1")
+	b.post(t, "pull_request_opened", "count-1")
+	b.post(t, "pull_request_opened", "count-1")
+	f := loadFixture(t, "pull_request_opened")
+	b.postRaw(t, "forged-event-name", "count-2", bytes.NewReader(f.body), "sha256="+strings.Repeat("0", 64))
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	b.metrics.Handler("t").ServeHTTP(rec, req)
+	text := rec.Body.String()
+	for _, want := range []string{
+		`slipway_webhook_deliveries_total{event="pull_request",outcome="accepted"} 1`,
+		`slipway_webhook_deliveries_total{event="pull_request",outcome="duplicate"} 2`,
+		`slipway_webhook_deliveries_total{event="unverified",outcome="rejected"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "forged-event-name") {
+		t.Error("an unverified event name became a label")
 	}
 }
 

@@ -34,7 +34,7 @@ func startCLIServer(t *testing.T) *cliServer {
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	inserter, err := newJobClient(st.Pool(), logger, false, config.Default())
+	inserter, err := newJobClient(st.Pool(), logger, false, config.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +39,7 @@ func TestDeploy_EndToEnd(t *testing.T) {
 	}
 	tokenFile := filepath.Join(dir, "token")
 	dev := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
-	dev.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_GATEWAY=off")
+	dev.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"), "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_GATEWAY=off", "SLIPWAY_METRICS_TOKEN="+e2eMetricsToken)
 	logFile, err := os.Create(filepath.Join(dir, "dev.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +193,45 @@ start_period_seconds = 2
 	if out, err := cli("env", "deploy", name, "production", "--wait", "--timeout", "4m"); err != nil || !strings.Contains(out, "succeeded") {
 		t.Fatalf("env deploy --wait: %v", err)
 	}
+	// dev's /metrics, behind its token, counts both deployments (the
+	// worker's half) and the deploy job attempts.
+	if code, _ := scrapeMetrics(t, base, ""); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the token: %d, want 401", code)
+	}
+	code, scraped := scrapeMetrics(t, base, e2eMetricsToken)
+	for _, want := range []string{`slipway_deployments_total{outcome="succeeded"} 2`, `slipway_job_duration_seconds_count{kind="deploy",`, `slipway_river_jobs`} {
+		if code != http.StatusOK || !strings.Contains(scraped, want) {
+			t.Fatalf("/metrics: %d, lacks %q:\n%s", code, want, scraped)
+		}
+	}
+}
+
+const e2eMetricsToken = "e2e-metrics-token-0123456789"
+
+// scrapeMetrics GETs base/metrics with token (none when empty).
+func scrapeMetrics(t *testing.T, base, token string) (int, string) {
+	t.Helper()
+	return getWithBearer(t, base+"/metrics", token)
+}
+
+// getWithBearer GETs url with "Authorization: Bearer token" (no header
+// when token is empty) and returns the status and body.
+func getWithBearer(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // statusJSON runs `slipway app status NAME --format json` and returns its stdout.

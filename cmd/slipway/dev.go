@@ -121,11 +121,13 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		return err
 	}
 	defer pool.Close()
+	logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-dev")
+	defer stopLogs()
 	st := store.New(pool)
 
 	// The HTTP side queues deployments for the worker below and reads
 	// Docker for the status endpoint, exactly as serve does.
-	inserter, err := newJobClient(pool, logger, false, cfg)
+	inserter, err := newJobClient(pool, logger, false, cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -151,15 +153,23 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		return err
 	}
 
+	// One registry for both halves: dev's /metrics shows the worker's
+	// deployments and the intake's deliveries together.
+	reg := newRegistry(pool, logger)
+	metricsHTTP, err := metricsHandler(cfg, reg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 	})
 	wg.Go(func() {
 		defer cancel()
-		errs[1] = runWorker(ctx, pool, logger, cfg)
+		errs[1] = runWorker(ctx, pool, logger, cfg, reg)
 	})
 	wg.Wait()
 	fmt.Fprintln(out, "Slipway stopped.")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -41,23 +40,11 @@ func TestDevGateway_FeedOnTCP(t *testing.T) {
 	if m == nil {
 		t.Fatalf("dev does not report the TCP feed: %q", out.String())
 	}
-	routes := func(auth string) (int, string) {
-		req := mustRequest(t, http.MethodGet, m[1]+ingress.RoutesPath, "")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	if status, body := routes("Bearer " + token); status != http.StatusOK || !strings.Contains(body, host) {
+	routes := func(token string) (int, string) { return getWithBearer(t, m[1]+ingress.RoutesPath, token) }
+	if status, body := routes(token); status != http.StatusOK || !strings.Contains(body, host) {
 		t.Fatalf("routes with the token: %d %q", status, body)
 	}
-	if status, body := routes("Bearer wrong"); status != http.StatusUnauthorized || strings.Contains(body, host) {
+	if status, body := routes("wrong"); status != http.StatusUnauthorized || strings.Contains(body, host) {
 		t.Fatalf("routes with a wrong token: %d %q", status, body)
 	}
 

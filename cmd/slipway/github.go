@@ -12,6 +12,7 @@ import (
 	"github.com/slipwayhq/slipway/forge/github"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -78,9 +79,9 @@ func useGitHubCredentials(deps jobs.Deps, logger *slog.Logger) {
 
 // githubWebhook is the intake mounted at /webhooks/github. Its secret is
 // the App's, read per delivery; with no App at all it answers 503.
-func githubWebhook(st *store.Store, inserter webhook.Inserter, logger *slog.Logger) http.Handler {
+func githubWebhook(st *store.Store, inserter webhook.Inserter, logger *slog.Logger, reg *metrics.Registry) http.Handler {
 	src := githubSource(st, logger)
-	return webhook.New(webhook.Config{Store: st, Jobs: inserter, Secret: src.WebhookSecret, Logger: logger})
+	return webhook.New(webhook.Config{Store: st, Jobs: inserter, Secret: src.WebhookSecret, Logger: logger, Metrics: reg})
 }
 
 // githubDashboard configures the dashboard's GitHub pages, or nil without

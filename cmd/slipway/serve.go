@@ -48,7 +48,9 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
-			inserter, err := newJobClient(pool, logger, false, cfg)
+			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-serve")
+			defer stopLogs()
+			inserter, err := newJobClient(pool, logger, false, cfg, nil)
 			if err != nil {
 				return err
 			}
@@ -63,7 +65,13 @@ func newServeCommand() *cobra.Command {
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, cfg, logger)
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger), GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
+			reg := newRegistry(pool, logger)
+			metricsHTTP, err := metricsHandler(cfg, reg)
+			if err != nil {
+				return err
+			}
+			defer exportMetrics(ctx, logger, cfg, "slipway-serve", reg)()
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")

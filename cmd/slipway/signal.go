@@ -19,9 +19,14 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 
 // newLogger is the process logger: text on stderr, level from SLIPWAY_LOG_LEVEL.
 func newLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+}
+
+// logLevel is the minimum level logged, from SLIPWAY_LOG_LEVEL (info).
+func logLevel() slog.Level {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(envOr("SLIPWAY_LOG_LEVEL", "info")))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return level
 }
 
 // quieter returns a logger that drops records below min: River reports

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/tracing"
@@ -24,13 +23,7 @@ func startTracing(ctx context.Context, logger *slog.Logger, cfg config.Config) (
 	if cfg.Telemetry.OTLPEndpoint != "" {
 		logger.Info("telemetry: exporting deployment traces", "endpoint", cfg.Telemetry.OTLPEndpoint)
 	}
-	return func() {
-		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := shutdown(c); err != nil {
-			logger.Warn("telemetry: flush traces", "error", err)
-		}
-	}
+	return flushTelemetry(ctx, logger, "traces", shutdown)
 }
 
 // telemetryRoot is where receivers' socket directories live: under the

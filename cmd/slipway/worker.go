@@ -9,12 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/spf13/cobra"
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/secrets"
@@ -41,7 +43,13 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
-			return runWorker(ctx, pool, logger, cfg)
+			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-worker")
+			defer stopLogs()
+			reg := newRegistry(pool, logger)
+			if _, err := serveWorkerMetrics(ctx, cfg, reg, logger); err != nil {
+				return err
+			}
+			return runWorker(ctx, pool, logger, cfg, reg)
 		},
 	}
 	addConfigFlag(cmd)
@@ -52,7 +60,7 @@ func newWorkerCommand() *cobra.Command {
 // for worker and dev, insert-only for serve (which still knows the kinds,
 // so it refuses to insert one no worker could run). settings is the
 // process's configuration, loaded once by the command.
-func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings config.Config) (*jobs.Client, error) {
+func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings config.Config, reg *metrics.Registry) (*jobs.Client, error) {
 	workers := river.NewWorkers()
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
 	if work {
@@ -69,6 +77,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		p.PreviewBounds = previewBounds(settings)
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)
+		p.Metrics = reg
 		deps.Pipeline = p
 	}
 	// Pull requests and background sync redeploy previews through one
@@ -85,14 +94,21 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}
-	return jobs.NewClient(pool, workers, jobs.Config{Work: work, Logger: quieter(logger, slog.LevelWarn)})
+	jc := jobs.Config{Work: work, Logger: quieter(logger, slog.LevelWarn)}
+	if work && reg != nil {
+		jc.Middleware = []rivertype.Middleware{reg.RiverMiddleware()}
+	}
+	return jobs.NewClient(pool, workers, jc)
 }
 
 // runWorker works jobs until ctx ends, then lets running jobs finish for
 // up to 30 seconds.
-func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, cfg config.Config) error {
+// reg records the worker's metrics (deployments, job attempts, drift
+// repairs); the caller serves it.
+func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, cfg config.Config, reg *metrics.Registry) error {
 	defer startTracing(ctx, logger, cfg)()
-	c, err := newJobClient(pool, logger, true, cfg)
+	defer exportMetrics(ctx, logger, cfg, "slipway-worker", reg)()
+	c, err := newJobClient(pool, logger, true, cfg, reg)
 	if err != nil {
 		return err
 	}

@@ -111,6 +111,10 @@ type DesiredInput struct {
 	// (Driver.EnvLinks): a deployment keeps them, and the links_reconcile
 	// job changes them. They do not count in a service's spec hash.
 	Links []LinkAttachment
+	// JobLinks are the link networks the deployment's jobs join: those of
+	// Links whose link the deployment keeps importing. A new import is
+	// connected only after the deployment succeeds, so no job reaches it.
+	JobLinks []LinkAttachment
 
 	// Probe overrides the embedded probe binary (tests only).
 	Probe []byte
@@ -567,7 +571,7 @@ func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec,
 			// One attempt: a failed job fails the deployment.
 			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
 			// No alias: a job does not answer for its service's name.
-			Networks: append([]swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}}, linkAttachmentsFor(b.in.Links, job.Service, true)...),
+			Networks: append([]swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}}, linkAttachmentsFor(b.in.JobLinks, job.Service, true)...),
 		},
 		Mode:         swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
 		EndpointSpec: &swarm.EndpointSpec{Mode: swarm.ResolutionModeDNSRR},

@@ -229,6 +229,33 @@ func TestDesired_Telemetry(t *testing.T) {
 	}
 }
 
+// Services join every link network the environment joins now; a job
+// joins only the import networks of JobLinks, never an export's alias.
+func TestDesired_LinkNetworks(t *testing.T) {
+	in := sampleInput()
+	in.Links = []LinkAttachment{{NetworkID: "net-kept"}, {NetworkID: "net-dropped"}, {NetworkID: "net-export", Service: "worker", Alias: "worker.notes"}}
+	in.JobLinks = []LinkAttachment{{NetworkID: "net-kept"}, {NetworkID: "net-export", Service: "worker", Alias: "worker.notes"}}
+	got, err := Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := func(nets []swarm.NetworkAttachmentConfig) []string {
+		var out []string
+		for _, n := range nets {
+			out = append(out, n.Target)
+		}
+		return out
+	}
+	worker, _ := got.Service("worker")
+	if nets := targets(worker.Spec.TaskTemplate.Networks); !contains(nets, "net-kept") || !contains(nets, "net-dropped") || !contains(nets, "net-export") {
+		t.Errorf("worker joins %v, want every link network", nets)
+	}
+	job := targets(got.Jobs[0].Spec.TaskTemplate.Networks)
+	if len(job) != 2 || job[0] != NetworkName(in.EnvShortID) || job[1] != "net-kept" {
+		t.Errorf("job joins %v, want its private network and net-kept only", job)
+	}
+}
+
 func TestObjectName(t *testing.T) {
 	short := ObjectName("abc", "web")
 	if short != "slw-abc-web" {
