@@ -7,6 +7,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/views/page"
+	"github.com/slipwayhq/slipway/views/partial"
 )
 
 func (h *handler) applicationCreate(c *fiber.Ctx) error {
@@ -17,7 +18,7 @@ func (h *handler) applicationCreate(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, name, errs, editorFor(h.viewContext(c), "", 0, "")))
+		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, partial.ApplicationFilter{}, name, errs, editorFor(h.viewContext(c), "", 0, "")))
 	}
 	if err != nil {
 		return err

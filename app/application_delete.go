@@ -29,5 +29,5 @@ func (h *handler) applicationDelete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows))
+	return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, partial.ApplicationFilter{}))
 }

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,20 +13,43 @@ import (
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
+// applicationList shows the team's applications, filtered by ?q= (a name
+// substring, matched in the store query) and ?state= (an environment
+// state). The search form's htmx requests get only the list back.
 func (h *handler) applicationList(c *fiber.Ctx) error {
-	rows, err := h.applicationRows(c)
+	f := partial.ApplicationFilter{Query: strings.TrimSpace(c.Query("q"))}
+	if st := c.Query("state"); slices.Contains(partial.ApplicationStates, st) {
+		f.State = st
+	}
+	rows, err := h.applicationRowsMatching(c, f.Query)
 	if err != nil {
 		return err
 	}
-	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, "", nil, editorFor(h.viewContext(c), "", 0, "")))
+	if f.State != "" {
+		rows = slices.DeleteFunc(rows, func(r partial.ApplicationRow) bool {
+			return !slices.ContainsFunc(r.Environments, func(e partial.EnvironmentBadge) bool { return e.State == f.State })
+		})
+	}
+	if c.Get("HX-Request") == "true" && c.Get("HX-Target") == "application-list" {
+		return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, f))
+	}
+	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, f, "", nil, editorFor(h.viewContext(c), "", 0, "")))
 }
 
+// applicationRows is the unfiltered list.
 func (h *handler) applicationRows(c *fiber.Ctx) ([]partial.ApplicationRow, error) {
-	apps, err := h.store.ListApplications(c.UserContext(), visitorOf(c).current.Team.ID)
+	return h.applicationRowsMatching(c, "")
+}
+
+// shortCommitLength is how much of a commit SHA the list shows.
+const shortCommitLength = 7
+
+func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial.ApplicationRow, error) {
+	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
+	apps, err := h.store.SearchApplications(ctx, teamID, query)
 	if err != nil {
 		return nil, err
 	}
-	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
 	who, err := h.people(ctx, teamID)
 	if err != nil {
 		return nil, err
@@ -45,6 +71,7 @@ func (h *handler) applicationRows(c *fiber.Ctx) ([]partial.ApplicationRow, error
 		}
 	}
 	rows := make([]partial.ApplicationRow, len(apps))
+	lastOf := make([]*store.Deployment, len(apps))
 	for i, a := range apps {
 		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Created: when(&a.CreatedAt)}
 		var last *store.Deployment
@@ -61,7 +88,37 @@ func (h *handler) applicationRows(c *fiber.Ctx) ([]partial.ApplicationRow, error
 		}
 		if last != nil {
 			rows[i].LastDeploy = who.name(last.Actor) + ", " + when(&last.CreatedAt)
+			lastOf[i] = last
 		}
 	}
-	return rows, nil
+	return rows, h.addLastCommits(ctx, teamID, rows, lastOf)
+}
+
+// addLastCommits sets each row's short commit from its last deployment, in
+// one query.
+func (h *handler) addLastCommits(ctx context.Context, teamID string, rows []partial.ApplicationRow, lastOf []*store.Deployment) error {
+	var ids []string
+	for _, d := range lastOf {
+		if d != nil {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	commits, err := h.store.DeploymentCommits(ctx, teamID, ids)
+	if err != nil {
+		return err
+	}
+	for i, d := range lastOf {
+		if d == nil {
+			continue
+		}
+		commit := commits[d.ID]
+		if len(commit) > shortCommitLength {
+			commit = commit[:shortCommitLength]
+		}
+		rows[i].LastCommit = commit
+	}
+	return nil
 }

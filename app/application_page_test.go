@@ -23,15 +23,28 @@ func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) [
 	if _, err := b.store.CreateEnvironment(ctx, teamID, store.EnvironmentParams{ApplicationID: appID, Kind: store.KindPreview, Name: "shop-feat", Slug: "shop-feat", Branch: "feat"}); err != nil {
 		t.Fatal(err)
 	}
+	// staging with a finished (restorable) deployment, and qa promoted from
+	// it, so Restore and Promote could show.
+	staging, err := b.store.CreateEnvironment(ctx, teamID, store.EnvironmentParams{ApplicationID: appID, Kind: store.KindEnvironment, Name: "staging", Slug: "staging"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa, err := b.store.CreateEnvironment(ctx, teamID, store.EnvironmentParams{ApplicationID: appID, Kind: store.KindEnvironment, Name: "qa", Slug: "qa", PromoteFrom: staging.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := finishBuild(t, b.store, teamID, staging)
 	base := "/applications/" + appID
 	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events",
-		base + "/previews", base + "/links", base + "/settings", "/events"}
+		base + "/previews", base + "/links", base + "/settings", "/events",
+		base + "/environments/" + qa.ID + "/promote", base + "/deployments/" + built.ID, base + "/environments/staging/services/web/logs"}
 }
 
 // controls are the application pages' controls that change something.
 var applicationControls = []string{"manifest-form", "manifest-save", "manifest-save-deploy", "manifest-input", "environment-deploy", "deployment-actions", "deployment-retry", "deployment-cancel",
 	"variable-set-form", "variable-unset", "environment-settings-form", "preview-create-form", "preview-deploy", "preview-delete",
-	"application-rename-form", "application-delete-form", "application-delete"}
+	"application-rename-form", "application-delete-form", "application-delete", "deployment-restore", "environment-promote", "promotion-submit",
+	"environment-branch-form", "environment-delete-form", "export-set-form", "import-set-form", "exports-remove", "imports-remove"}
 
 // TestApplicationPages_Viewer: a viewer sees every application page,
 // read-only.
@@ -79,12 +92,15 @@ func TestApplicationPages_Developer(t *testing.T) {
 		pages[2]:  {"manifest-form", "manifest-input", "manifest-save", "manifest-save-deploy", "manifest-plan", "revision-row"},
 		pages[3]:  {"deployment-row"},
 		pages[4]:  {"deployment-timeline", "deployment-retry"},
-		pages[5]:  {"environment-deploy", "variable-set-form", "environment-settings-form"},
+		pages[5]:  {"environment-deploy", "variable-set-form", "environment-settings-form", "environment-promote"},
 		pages[6]:  {"event-row", "event-filter"},
 		pages[7]:  {"preview-row"},
-		pages[8]:  {"exports-empty", "imports-empty"},
+		pages[8]:  {"exports-empty", "imports-empty", "export-set-form", "import-set-form"},
 		pages[9]:  {"application-rename-form", "settings-repository"},
 		pages[10]: {"team-event-row", "team-event-filter"},
+		pages[11]: {"promotion-plan", "promotion-submit"},
+		pages[12]: {"deployment-actions", "deployment-restore"},
+		pages[13]: {"service-logs"},
 	}
 	for path, ids := range want {
 		r := br.get(path)

@@ -68,6 +68,11 @@ func (h *handler) addLiveStatus(c *fiber.Ctx, envs []page.EnvironmentView) {
 			e.Services[j].Running = fmt.Sprint(s.Running)
 			e.Services[j].Replicas = fmt.Sprint(s.Desired)
 			e.Services[j].Health = s.Health
+			e.Services[j].RunningImage = shortImage(s.Image)
+			if s.StartedAt != nil {
+				e.Services[j].Started = when(s.StartedAt)
+			}
+			e.Services[j].Restarts = fmt.Sprint(s.ExitedTasks)
 		}
 		for j := range e.Services {
 			if e.Services[j].Running == "" {

@@ -29,6 +29,7 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 	if err != nil {
 		return t, err
 	}
+	t.Manage = environmentManage(m, envs)
 	if m == nil {
 		return t, nil
 	}
@@ -65,39 +66,60 @@ func variableRows(vars map[string]manifest.Value) []page.VariableRow {
 }
 
 // editEnvironments applies edit to the saved manifest (based on the
-// revision the form showed) and shows the tab again: with the error at
-// errKey when refused, else with notice. A plain form post that worked is
-// redirected (post-redirect-get).
+// revision the form showed) and shows the Environments tab again: with the
+// error at errKey when refused, else with notice.
 func (h *handler) editEnvironments(c *fiber.Ctx, a store.Application, header page.AppHeader, errKey string, edit func(*manifest.Manifest) error, buildErr error, notice string) error {
+	return h.editManifestTab(c, a, "environments", edit, buildErr, notice, func(errMsg, notice string, revision int64) error {
+		var errs map[string]string
+		if errMsg != "" {
+			errs = map[string]string{errKey: errMsg}
+		}
+		return h.showEnvironments(c, a, header, errs, notice, revision)
+	})
+}
+
+// showEnvironments renders the Environments tab; revision, when not 0,
+// is the one an edit just saved.
+func (h *handler) showEnvironments(c *fiber.Ctx, a store.Application, header page.AppHeader, errs map[string]string, notice string, revision int64) error {
+	t, err := h.environmentsTab(c, a, errs, notice)
+	if err != nil {
+		return err
+	}
+	if revision > 0 {
+		header.Revision = revision
+	}
+	status := http.StatusOK
+	if errs != nil {
+		status = formErrorStatus(c)
+	}
+	return h.render(c, status, a.Name+" · Environments", page.ApplicationEnvironments(header, t))
+}
+
+// editManifestTab applies edit to the saved manifest (based on the
+// revision the form showed) and shows the application's tab again through
+// show: with the refusal's message, else with notice and the new revision.
+// A plain form post that worked is redirected (post-redirect-get).
+func (h *handler) editManifestTab(c *fiber.Ctx, a store.Application, tab string, edit func(*manifest.Manifest) error, buildErr error, notice string, show func(errMsg, notice string, revision int64) error) error {
 	var res service.ApplyResult
 	err := buildErr
 	if err == nil {
 		res, err = service.EditManifest(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, a.ID, formRevision(c), edit, false)
 	}
 	if msg, ok := editErrorMessage(err); ok {
-		t, lerr := h.environmentsTab(c, a, map[string]string{errKey: msg}, "")
-		if lerr != nil {
-			return lerr
-		}
-		return h.render(c, formErrorStatus(c), a.Name+" · Environments", page.ApplicationEnvironments(header, t))
+		return show(msg, "", 0)
 	}
 	if err != nil {
 		return err
 	}
 	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
+		return redirect(c, "/applications/"+a.ID+"/"+tab)
 	}
 	if res.Unchanged {
 		notice = "Nothing changed: the manifest already says so."
 	} else {
 		notice += fmt.Sprintf(" Saved as revision %d; deploy to apply it.", res.Revision.Revision)
 	}
-	header.Revision = res.Revision.Revision
-	t, err := h.environmentsTab(c, a, nil, notice)
-	if err != nil {
-		return err
-	}
-	return h.render(c, http.StatusOK, a.Name+" · Environments", page.ApplicationEnvironments(header, t))
+	return show("", notice, res.Revision.Revision)
 }
 
 // formRevision is the revision the form was rendered from, so an edit

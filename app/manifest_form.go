@@ -88,7 +88,7 @@ func (h *handler) renderEditor(c *fiber.Ctx, status int, f manifestForm, editor 
 		if err != nil {
 			return err
 		}
-		return h.render(c, status, "Applications", page.Applications(rows, "", nil, editor))
+		return h.render(c, status, "Applications", page.Applications(rows, partial.ApplicationFilter{}, "", nil, editor))
 	}
 	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, f.applicationID)
 	if err != nil {

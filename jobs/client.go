@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,7 +34,16 @@ type Config struct {
 	// Middleware wraps every job attempt (metrics.Registry.RiverMiddleware
 	// counts them). Ignored without Work.
 	Middleware []rivertype.Middleware
+	// DeployConcurrency is how many deploy-queue jobs run at once when
+	// Queues is empty (worker.deploy_concurrency); 0 means 4.
+	DeployConcurrency int
+	// ReconcileInterval is the time between drift scans
+	// (reconciliation.scan_interval_seconds); 0 means ReconcileInterval.
+	ReconcileInterval time.Duration
 }
+
+// defaultDeployConcurrency is worker.deploy_concurrency's default.
+const defaultDeployConcurrency = 4
 
 // Deps are what workers need. Later issues add fields (the Swarm engine,
 // the GitHub client) here, not in globals.
@@ -104,13 +114,14 @@ func Register(workers *river.Workers, deps Deps) error {
 }
 
 // periodicJobs are inserted by whichever worker process River elected
-// leader, so running several workers never duplicates them.
-func periodicJobs() []*river.PeriodicJob {
+// leader, so running several workers never duplicates them; reconcile is
+// the drift-scan interval.
+func periodicJobs(reconcile time.Duration) []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(sessionCleanupInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{}, nil },
 			&river.PeriodicJobOpts{ID: SessionCleanupArgs{}.Kind(), RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(ReconcileInterval),
+		river.NewPeriodicJob(river.PeriodicInterval(reconcile),
 			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
 			&river.PeriodicJobOpts{ID: ReconcileArgs{}.Kind(), RunOnStart: true}),
 		SyncPeriodicJob(),
@@ -140,10 +151,10 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, cfg Config) (*Client,
 		if len(rc.Queues) == 0 {
 			rc.Queues = map[string]river.QueueConfig{
 				river.QueueDefault: {MaxWorkers: 10},
-				QueueDeploy:        {MaxWorkers: 4},
+				QueueDeploy:        {MaxWorkers: cmp.Or(cfg.DeployConcurrency, defaultDeployConcurrency)},
 			}
 		}
-		rc.PeriodicJobs = periodicJobs()
+		rc.PeriodicJobs = periodicJobs(cmp.Or(cfg.ReconcileInterval, ReconcileInterval))
 		rc.Middleware = cfg.Middleware
 	}
 	c, err := river.NewClient(riverpgxv5.New(pool), rc)

@@ -76,6 +76,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerSecrets(r)
 	h.registerPromotion(r)
 	h.registerEnvironmentBranch(r)
+	h.registerEnvironmentCreate(r)
 	h.registerRepository(r)
 	h.registerPreviews(r)
 	h.registerGitHub(r)

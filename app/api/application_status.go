@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"errors"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,6 +25,10 @@ type ServiceStatus struct {
 	Health      string `json:"health"`
 	UpdateState string `json:"update_state,omitempty"`
 	LastError   string `json:"last_error,omitempty"`
+	// StartedAt is when the newest running task started; ExitedTasks how
+	// many of the tasks Swarm retains ended on their own (restarts).
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	ExitedTasks int        `json:"exited_tasks,omitempty"`
 }
 
 // EnvironmentStatus is one environment: its latest deployment and, read

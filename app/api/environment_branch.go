@@ -7,9 +7,11 @@ import (
 	"github.com/slipwayhq/slipway/app/service"
 )
 
-// registerEnvironmentBranch mounts PUT .../environments/{env}/branch.
+// registerEnvironmentBranch mounts PUT .../environments/{env}/branch and
+// .../sync.
 func (h *handler) registerEnvironmentBranch(r fiber.Router) {
 	r.Put("/applications/:app/environments/:env/branch", h.requireScope(auth.AppsWrite), h.environmentBranch)
+	r.Put("/applications/:app/environments/:env/sync", h.requireScope(auth.AppsWrite), h.environmentSync)
 }
 
 // BranchRequest is the body of PUT .../environments/{env}/branch: the
@@ -51,4 +53,34 @@ func (h *handler) environmentBranch(c *fiber.Ctx) error {
 type DeployRequest struct {
 	Branch string `json:"branch,omitempty"`
 	Commit string `json:"commit,omitempty"`
+}
+
+// SyncRequest is the body of PUT .../environments/{env}/sync.
+type SyncRequest struct {
+	// Sync turns deploying the followed branch's new heads on or off.
+	Sync bool `json:"sync"`
+}
+
+// EnvironmentSync is an environment's sync setting after a change.
+type EnvironmentSync struct {
+	Environment string `json:"environment"`
+	Sync        bool   `json:"sync"`
+}
+
+// environmentSync turns sync of a repository-backed environment on or
+// off; it deploys nothing.
+func (h *handler) environmentSync(c *fiber.Ctx) error {
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	var req SyncRequest
+	if bad := decode(c.Body(), &req); bad != nil {
+		return bad.write(c)
+	}
+	env, err := service.SetEnvironmentSync(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Sync)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	return c.JSON(EnvironmentSync{Environment: env.Name, Sync: env.Sync})
 }

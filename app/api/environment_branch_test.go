@@ -75,3 +75,23 @@ func TestRepository_ResetAndStatus(t *testing.T) {
 		t.Fatalf("application = %s, want repository.last_read_commit", r.raw)
 	}
 }
+
+// PUT .../sync turns sync on only where a manifest repository exists, and
+// needs apps:write.
+func TestEnvironmentSync_Set(t *testing.T) {
+	t.Parallel()
+	b := setupDeploy(t)
+	want(t, b.apply(t, twoEnvs, ""), http.StatusCreated, "")
+	path := "/api/v1/applications/notes/environments/staging/sync"
+	r := b.do(t, b.owner, http.MethodPut, path, "application/json", []byte(`{"sync":true}`))
+	want(t, r, http.StatusUnprocessableEntity, "manifest_repository_required")
+	r = b.do(t, b.owner, http.MethodPut, path, "application/json", []byte(`{"sync":false}`))
+	want(t, r, http.StatusOK, "")
+	if r.body["environment"] != "staging" || r.body["sync"] != false {
+		t.Fatalf("sync off = %s", r.raw)
+	}
+	r = b.do(t, b.viewer, http.MethodPut, path, "application/json", []byte(`{"sync":false}`))
+	want(t, r, http.StatusForbidden, "")
+	r = b.do(t, b.owner, http.MethodPut, "/api/v1/applications/notes/environments/nope/sync", "application/json", []byte(`{"sync":false}`))
+	want(t, r, http.StatusNotFound, "environment_not_found")
+}

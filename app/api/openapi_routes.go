@@ -130,7 +130,10 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/routes", Summary: "The routes an environment serves", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentRouteList{}},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/links", Summary: "An environment's links to other applications", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentLinks{}},
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/branch", Summary: "Set the branch an environment follows", Scope: auth.AppsWrite, Request: BranchRequest{}, Status: http.StatusOK, Response: EnvironmentBranch{}},
+	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/sync", Summary: "Turn deploying the followed branch's new heads on or off", Scope: auth.AppsWrite, Request: SyncRequest{}, Status: http.StatusOK, Response: EnvironmentSync{}},
 	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/promote", Summary: "Promote a release into an environment", Scope: auth.AppsDeploy, Request: PromoteRequest{}, Status: http.StatusAccepted, Response: PromoteResponse{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments", Summary: "Create an environment the manifest does not declare", Scope: auth.AppsWrite, Request: EnvironmentCreateRequest{}, Status: http.StatusCreated, Response: Environment{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/rename", Summary: "Rename an environment the manifest does not declare, keeping what runs", Scope: auth.AppsWrite, Request: EnvironmentRenameRequest{}, Status: http.StatusOK, Response: EnvironmentRenamed{}},
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/source", Summary: "Set where an environment deploys from", Scope: auth.AppsWrite, Request: SourceRequest{}, Status: http.StatusOK, Response: EnvironmentSource{}},
 	{Method: http.MethodGet, Path: "/applications/:app/releases", Summary: "List releases", Scope: auth.AppsRead, Status: http.StatusOK, Response: ReleaseList{}, Query: []QueryParam{limitQuery}},
 

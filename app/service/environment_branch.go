@@ -10,7 +10,9 @@ import (
 // SetEnvironmentBranch makes an environment of a repository-backed
 // application read its manifest (and `self` builds) from branch, pinned to
 // commit when one is given; an empty commit follows the branch head. It
-// deploys nothing: the next deployment reads the new ref.
+// deploys nothing: the next deployment reads the new ref. An environment
+// whose manifest block sets its source follows the block
+// (environment_declared).
 func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, envName, branch, commit string) (store.Environment, error) {
 	if msg := checkBranchName(branch); msg != "" {
 		return store.Environment{}, &InputError{Field: "branch", Code: "branch_invalid", Message: msg}
@@ -24,6 +26,9 @@ func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, 
 	err := st.WithTx(ctx, func(tx *store.Store) error {
 		env, err := EnvironmentByName(ctx, tx, a.TeamID, appID, envName) // previews follow their own branch
 		if err != nil {
+			return err
+		}
+		if err := refuseSourceDeclared(ctx, tx, a, appID, env); err != nil {
 			return err
 		}
 		out, err = tx.UpdateEnvironment(ctx, a.TeamID, env.ID, store.EnvironmentUpdate{Branch: &branch, Commit: &commit})

@@ -48,7 +48,8 @@ alone. Needs DATABASE_URL.`,
 			if err != nil {
 				return err
 			}
-			kr, err := keyring.Load(keyring.Config{KeyFile: c.SecretKeyFile, Key: c.SecretKey})
+			setLogLevel(c)
+			kr, err := keyring.Load(keyringConfig(c))
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,6 @@ import (
 // devOptions are `slipway dev`'s flags.
 type devOptions struct {
 	dataDir            string
-	listen             string
 	bootstrapTokenFile string
 	// loadConfig loads the configuration, reading fallback when neither
 	// --config nor SLIPWAY_CONFIG names a file.
@@ -51,12 +50,14 @@ export SLIPWAY_TOKEN=$(cat PATH).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
-			o.loadConfig = func(fallback string) (config.Config, error) { return loadConfigOr(cmd, fallback, nil) }
+			o.loadConfig = func(fallback string) (config.Config, error) {
+				return loadConfigOr(cmd, fallback, map[string]string{"listen": "listen"})
+			}
 			return runDev(ctx, o, cmd.OutOrStdout(), newLogger())
 		},
 	}
 	cmd.Flags().StringVar(&o.dataDir, "data-dir", ".slipway", "directory for the private Postgres cluster and other local state")
-	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8080", "address the dashboard and API listen on")
+	cmd.Flags().String("listen", config.Default().Listen, "address the dashboard and API listen on (config listen, env SLIPWAY_LISTEN)")
 	cmd.Flags().StringVar(&o.bootstrapTokenFile, "bootstrap-token-file", "", "create team dev / dev@localhost if missing and write an all-scope API token to this file")
 	addConfigFlag(cmd)
 	return cmd
@@ -71,19 +72,20 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		return fmt.Errorf("--data-dir %s: %w", o.dataDir, err)
 	}
 
-	// dev keeps its own secret key in the data directory unless one is
-	// configured; serve and worker elsewhere refuse to start without one.
-	if os.Getenv("SLIPWAY_SECRET_KEY_FILE") == "" && os.Getenv("SLIPWAY_SECRET_KEY") == "" {
-		keyFile := filepath.Join(dataDir, "secret.key")
-		if _, err := keyring.LoadOrCreate(keyFile); err != nil {
-			return fmt.Errorf("secret key %s: %w", keyFile, err)
-		}
-		os.Setenv("SLIPWAY_SECRET_KEY_FILE", keyFile)
-	}
 	// Loaded once and handed to every part.
 	cfg, err := devConfig(o.loadConfig, dataDir)
 	if err != nil {
 		return err
+	}
+	setLogLevel(cfg)
+	// dev keeps its own secret key in the data directory unless one is
+	// configured; serve and worker elsewhere refuse to start without one.
+	if cfg.SecretKeyFile == "" && cfg.SecretKey == "" {
+		keyFile := filepath.Join(dataDir, "secret.key")
+		if _, err := keyring.LoadOrCreate(keyFile); err != nil {
+			return fmt.Errorf("secret key %s: %w", keyFile, err)
+		}
+		cfg.SecretKeyFile = keyFile
 	}
 
 	// serve and worker share the pool; the first to fail, or the private
@@ -91,7 +93,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	dbURL := os.Getenv(envDatabaseURL)
+	dbURL := cfg.DatabaseURL
 	if dbURL == "" {
 		cluster, err := localpg.Start(ctx, dataDir, logger)
 		if err != nil {
@@ -135,13 +137,13 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	if err != nil {
 		return err
 	}
-	secretService, err := newSecretService(st)
+	secretService, err := newSecretService(st, cfg)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.listen)
+	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.listen, err)
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	base := "http://" + ln.Addr().String()
 	if err := announce(ctx, st, o, base, out); err != nil {
@@ -165,7 +167,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 	})
 	wg.Go(func() {
 		defer cancel()

@@ -19,7 +19,9 @@ func newEnvCommand() *cobra.Command {
 	cmd.AddCommand(newEnvDeployCommand(), newEnvRestoreCommand(), newEnvListCommand(), newEnvRoutesCommand(), newEnvLinksCommand())
 	cmd.AddCommand(newEnvSecretCommand())
 	cmd.AddCommand(newEnvBranchCommand())
+	cmd.AddCommand(newEnvSyncCommand())
 	cmd.AddCommand(newEnvDeleteCommand())
+	cmd.AddCommand(newEnvCreateCommand(), newEnvRenameCommand())
 	cmd.AddCommand(newEnvVisibilityCommand(), newEnvRollbackCommand(), newEnvTelemetryCommand())
 	addPromotionCommands(cmd)
 	return cmd

@@ -41,6 +41,37 @@ pushes). Nothing is deployed until the next deployment.`,
 	return cmd
 }
 
+// newEnvSyncCommand is `slipway env sync APP ENV on|off`.
+func newEnvSyncCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:       "sync APP ENV on|off",
+		Short:     "Turn deploying the followed branch's new heads on or off for an environment",
+		Long:      `With sync on, a push (or the periodic check) that moves the branch an environment follows deploys the new head. Refused for an environment whose manifest block sets its source (environment_declared): change the block instead.`,
+		Args:      cobra.ExactArgs(3),
+		ValidArgs: []string{"on", "off"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			on := args[2] == "on"
+			if !on && args[2] != "off" {
+				return fmt.Errorf("sync takes on or off, not %q", args[2])
+			}
+			c, err := apiClient()
+			if err != nil {
+				return err
+			}
+			out, err := c.SetEnvironmentSync(cmd.Context(), args[0], args[1], on)
+			if err != nil {
+				return err
+			}
+			state := "off"
+			if out.Sync {
+				state = "on"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "environment %s: sync %s\n", out.Environment, state)
+			return nil
+		},
+	}
+}
+
 // addRefFlags adds `env deploy`'s one-off --branch and --commit.
 func addRefFlags(cmd *cobra.Command, ref *api.DeployRequest) {
 	cmd.Flags().StringVar(&ref.Branch, "branch", "", "read the repository manifest from this branch, once")

@@ -31,7 +31,8 @@ const (
 	// envGatewayName names the gateway container (default slipway-gateway);
 	// tests run their own.
 	envGatewayName = "SLIPWAY_GATEWAY_NAME"
-	// envGateway=off keeps `slipway dev` from creating the container.
+	// envGateway=off keeps `slipway dev` from creating the container, like
+	// ingress.enabled = false (gatewayEnabled).
 	envGateway = "SLIPWAY_GATEWAY"
 
 	gatewaySocketName   = "gateway.sock"
@@ -39,15 +40,31 @@ const (
 )
 
 // gatewayRoutes is the pipeline's routes hook: deployed routes in the
-// store, and the gateway container joined to ingress overlays.
-func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger) jobs.RoutesHook {
+// store, and the gateway container joined to ingress overlays unless
+// ingress.enabled is false (then routes are kept but nothing serves them).
+func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, enabled bool) jobs.RoutesHook {
+	if !enabled {
+		return &jobs.GatewayRoutes{Store: st, Gateway: noGateway{}}
+	}
 	return &jobs.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName))}
 }
 
-// startServeGatewayFeed serves the route table for a gateway on this host.
-// The gateway is optional for serve: a socket directory it cannot use is
-// logged, not fatal.
+// noGateway is the gateway of an installation with ingress.enabled =
+// false: there is none to join to overlays, and routed services get no
+// proxy addresses.
+type noGateway struct{}
+
+func (noGateway) ConnectNetwork(context.Context, string) (string, error) { return "", nil }
+func (noGateway) DisconnectNetwork(context.Context, string) error        { return nil }
+
+// startServeGatewayFeed serves the route table for a gateway on this host,
+// unless ingress.enabled is false. The gateway is optional for serve: a
+// socket directory it cannot use is logged, not fatal.
 func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Config, logger *slog.Logger) {
+	if !cfg.Ingress.Enabled {
+		logger.Info("ingress.enabled is false: no gateway route feed")
+		return
+	}
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
 	if _, err := startConfiguredGatewayFeed(ctx, st, dir, cfg, logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
@@ -62,24 +79,16 @@ func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string
 	return startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger)
 }
 
-// gatewayContainerConfig is the gateway container dev creates: the
-// SLIPWAY_GATEWAY_* environment (gatewayctl.ConfigFromEnv), and the
-// gateway's metrics listener from [ingress] metrics_addr and
-// metrics_token_file.
-func gatewayContainerConfig(cfg config.Config) (gatewayctl.Config, error) {
-	gc, err := gatewayctl.ConfigFromEnv(os.Getenv)
-	if err != nil {
-		return gatewayctl.Config{}, err
-	}
-	gc.MetricsAddr, gc.MetricsTokenFile = cfg.Ingress.MetricsAddr, cfg.Ingress.MetricsTokenFile
-	return gc, nil
-}
-
 // startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
 // (and on TCP as serve does, with [ingress] feed_addr) and runs the
 // gateway container from an image built out of this very binary. Without
-// a reachable Docker, dev goes on without a gateway.
+// a reachable Docker, dev goes on without a gateway; with ingress.enabled
+// false it starts neither.
 func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, dataDir string, out io.Writer, logger *slog.Logger) error {
+	if !conf.Ingress.Enabled {
+		fmt.Fprintln(out, "Ingress is off (ingress.enabled = false): routes are deployed but not served")
+		return nil
+	}
 	dir := filepath.Join(dataDir, "gateway")
 	feedAddr, err := startConfiguredGatewayFeed(ctx, st, dir, conf, logger)
 	if err != nil {
@@ -88,13 +97,10 @@ func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, d
 	if feedAddr != nil {
 		fmt.Fprintf(out, "Gateway route feed also on http://%s (gateway token required)\n", feedAddr)
 	}
-	if os.Getenv(envGateway) == "off" {
+	if !gatewayEnabled(conf) {
 		return nil
 	}
-	cfg, err := gatewayContainerConfig(conf)
-	if err != nil {
-		return err
-	}
+	cfg := gatewayContainerConfig(conf)
 	cli, err := swarm.NewEngine()
 	if err == nil {
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
@@ -24,9 +23,14 @@ func newMigrateCommand() *cobra.Command {
 			"Safe to run from several processes at once; refuses a database migrated by a newer Slipway.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMigrate(cmd.Context(), cmd, os.Getenv(envDatabaseURL), check)
+			cfg, err := loadConfig(cmd, nil)
+			if err != nil {
+				return err
+			}
+			return runMigrate(cmd.Context(), cmd, cfg.DatabaseURL, check)
 		},
 	}
+	addConfigFlag(cmd)
 	cmd.Flags().BoolVar(&check, "check", false, "only check: exit 1 when migrations are pending or the database is newer than this binary")
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/slipwayhq/slipway/jobs"
@@ -21,6 +20,9 @@ type pipelineSettings struct {
 	PullImages bool
 	// Installation labels the images this installation builds.
 	Installation string
+	// Ingress joins the gateway to routed environments' overlays
+	// (ingress.enabled).
+	Ingress bool
 }
 
 // newPipeline connects the deployment pipeline to Docker. The client
@@ -39,22 +41,9 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*job
 		Images:             image.NewResolver(engine, s.PullImages),
 		Builds:             &build.Builder{Engine: engine, Installation: s.Installation, Pull: s.PullImages, Logger: logger},
 		Log:                logger,
-		Routes:             gatewayRoutes(st, engine, logger),
+		Routes:             gatewayRoutes(st, engine, logger, s.Ingress),
 		ConvergenceTimeout: s.ConvergenceTimeout,
 		PrepareTimeout:     s.PrepareTimeout,
 		Links:              true,
 	}, nil
-}
-
-// pipelineSettingsFromEnv reads the settings until the configuration file
-// lands everywhere.
-func pipelineSettingsFromEnv() pipelineSettings {
-	s := pipelineSettings{PullImages: os.Getenv("SLIPWAY_IMAGES_PULL") != "false", Installation: os.Getenv("SLIPWAY_INSTALLATION_ID")}
-	if d, err := time.ParseDuration(os.Getenv("SLIPWAY_RECONCILIATION_CONVERGENCE_TIMEOUT_SECONDS") + "s"); err == nil {
-		s.ConvergenceTimeout = d
-	}
-	if d, err := time.ParseDuration(os.Getenv("SLIPWAY_RECONCILIATION_PREPARE_TIMEOUT_SECONDS") + "s"); err == nil {
-		s.PrepareTimeout = d
-	}
-	return s
 }

@@ -45,7 +45,11 @@ func serviceStatuses(states []swarm.ServiceState) []api.ServiceStatus {
 		s := api.ServiceStatus{
 			Service: st.Service, Name: st.Name, Image: st.Image, Deployment: st.Deployment,
 			Desired: st.Desired, Running: st.Running, UpdateState: st.UpdateState, LastError: st.Reason,
-			Health: "starting",
+			Health: "starting", ExitedTasks: st.Exited,
+		}
+		if !st.StartedAt.IsZero() {
+			started := st.StartedAt
+			s.StartedAt = &started
 		}
 		// The pipeline pins images by digest (image@sha256:...).
 		if _, digest, ok := strings.Cut(st.Image, "@"); ok {

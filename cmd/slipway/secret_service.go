@@ -1,23 +1,22 @@
 package main
 
 import (
-	"os"
-
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
-// loadSecretKey loads the key-encryption key the way the worker does, with
-// no fallback: serve refuses to start without one rather than accept
-// secret values it could not seal.
-func loadSecretKey() (*keyring.Keyring, error) {
-	return keyring.Load(keyring.ConfigFromEnv(os.Getenv))
+// loadSecretKey loads the configured key-encryption key the way the worker
+// does, with no fallback: serve refuses to start without one rather than
+// accept secret values it could not seal.
+func loadSecretKey(cfg config.Config) (*keyring.Keyring, error) {
+	return keyring.Load(keyringConfig(cfg))
 }
 
 // newSecretService is the keyring-backed secret store over st.
-func newSecretService(st *store.Store) (*secrets.Service, error) {
-	kr, err := loadSecretKey()
+func newSecretService(st *store.Store, cfg config.Config) (*secrets.Service, error) {
+	kr, err := loadSecretKey(cfg)
 	if err != nil {
 		return nil, err
 	}

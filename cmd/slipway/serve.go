@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/slipwayhq/slipway/app"
+	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -24,8 +25,6 @@ const envDatabaseURL = "DATABASE_URL"
 // API). It migrates the database first, so a new version can be rolled out
 // by starting it.
 func newServeCommand() *cobra.Command {
-	var listen string
-	var secure bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP control plane: dashboard and API (needs DATABASE_URL)",
@@ -34,16 +33,17 @@ func newServeCommand() *cobra.Command {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			logger := newLogger()
-			cfg, err := loadConfig(cmd, nil)
+			cfg, err := loadConfig(cmd, serveFlagKeys)
 			if err != nil {
 				return err
 			}
+			setLogLevel(cfg)
 			// Before anything else: without a key serve must not start at all.
-			kr, err := loadSecretKey()
+			kr, err := loadSecretKey(cfg)
 			if err != nil {
 				return err
 			}
-			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
+			pool, err := openDatabase(ctx, cfg.DatabaseURL, logger)
 			if err != nil {
 				return err
 			}
@@ -58,9 +58,9 @@ func newServeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := net.Listen("tcp", cfg.Listen)
 			if err != nil {
-				return fmt.Errorf("--listen %s: %w", listen, err)
+				return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
 			st := store.New(pool)
@@ -71,15 +71,21 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer exportMetrics(ctx, logger, cfg, "slipway-serve", reg)()
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: secure, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: cfg.SecureCookies, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs})
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", envOr("SLIPWAY_LISTEN", "127.0.0.1:8080"), "address to listen on (env SLIPWAY_LISTEN)")
-	cmd.Flags().BoolVar(&secure, "secure-cookies", os.Getenv("SLIPWAY_SECURE_COOKIES") == "true",
-		"mark cookies Secure even on plain HTTP, for a TLS-terminating proxy in front (env SLIPWAY_SECURE_COOKIES=true)")
+	// Defaults come from the configuration (listen, secure_cookies); a
+	// flag the user sets wins over file and environment.
+	def := config.Default()
+	cmd.Flags().String("listen", def.Listen, "address to listen on (config listen, env SLIPWAY_LISTEN)")
+	cmd.Flags().Bool("secure-cookies", def.SecureCookies,
+		"mark cookies Secure even on plain HTTP, for a TLS-terminating proxy in front (config secure_cookies, env SLIPWAY_SECURE_COOKIES)")
 	addConfigFlag(cmd)
 	return cmd
 }
+
+// serveFlagKeys are serve's flags that set configuration keys.
+var serveFlagKeys = map[string]string{"listen": "listen", "secure-cookies": "secure_cookies"}
 
 // openDatabase connects and migrates; errors name DATABASE_URL.
 func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpool.Pool, error) {

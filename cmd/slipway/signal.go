@@ -17,16 +17,10 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-// newLogger is the process logger: text on stderr, level from SLIPWAY_LOG_LEVEL.
+// newLogger is the process logger: text on stderr, at processLogLevel
+// (info until setLogLevel applies log_level).
 func newLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
-}
-
-// logLevel is the minimum level logged, from SLIPWAY_LOG_LEVEL (info).
-func logLevel() slog.Level {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(envOr("SLIPWAY_LOG_LEVEL", "info")))
-	return level
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: &processLogLevel}))
 }
 
 // quieter returns a logger that drops records below min: River reports

@@ -35,7 +35,7 @@ func exportLogs(ctx context.Context, logger *slog.Logger, cfg config.Config, ser
 	if h == nil {
 		return logger, func() {}
 	}
-	teed := slog.New(slog.NewMultiHandler(logger.Handler(), minLevelHandler{Handler: h, min: logLevel()}))
+	teed := slog.New(slog.NewMultiHandler(logger.Handler(), minLevelHandler{Handler: h, min: logLevelOf(cfg)}))
 	return teed, flushTelemetry(ctx, logger, "logs", shutdown)
 }
 

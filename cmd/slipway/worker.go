@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,7 +14,6 @@ import (
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
-	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -38,7 +36,8 @@ func newWorkerCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pool, err := openDatabase(ctx, os.Getenv(envDatabaseURL), logger)
+			setLogLevel(cfg)
+			pool, err := openDatabase(ctx, cfg.DatabaseURL, logger)
 			if err != nil {
 				return err
 			}
@@ -65,11 +64,11 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
 	if work {
 		// No fallback key: a worker without one refuses to start.
-		kr, err := keyring.Load(keyring.ConfigFromEnv(os.Getenv))
+		kr, err := loadSecretKey(settings)
 		if err != nil {
 			return nil, err
 		}
-		p, err := newPipeline(deps.Store, logger, pipelineSettingsFromEnv())
+		p, err := newPipeline(deps.Store, logger, pipelineSettingsOf(settings))
 		if err != nil {
 			return nil, err
 		}
@@ -87,14 +86,14 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
-	github := githubJobDeps(deps.Store, logger)
+	github := githubJobDeps(deps.Store, settings, logger)
 	github.Push = deps.Sync
-	useGitHubCredentials(deps, logger)
+	useGitHubCredentials(deps, settings, logger)
 	github.Previews = previews
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
 		return nil, err
 	}
-	jc := jobs.Config{Work: work, Logger: quieter(logger, slog.LevelWarn)}
+	jc := jobsConfig(settings, work, quieter(logger, slog.LevelWarn))
 	if work && reg != nil {
 		jc.Middleware = []rivertype.Middleware{reg.RiverMiddleware()}
 	}

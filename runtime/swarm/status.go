@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
@@ -23,6 +24,10 @@ type ServiceState struct {
 	Converged   bool
 	Failed      bool
 	Reason      string
+	// StartedAt is when the newest running task started (zero when none
+	// runs); Exited counts the retained tasks that ended on their own.
+	StartedAt time.Time
+	Exited    int
 }
 
 // States summarizes the services of one Observe (job runs excluded). It
@@ -33,7 +38,8 @@ func States(obs Observed) []ServiceState {
 		if svc.Spec.Labels[LabelJob] != "" {
 			continue
 		}
-		st := serviceStatus(svc, obs.TasksOf(svc.ID))
+		tasks := obs.TasksOf(svc.ID)
+		st := serviceStatus(svc, tasks)
 		s := ServiceState{
 			Service:    svc.Spec.Labels[LabelService],
 			Name:       svc.Spec.Name,
@@ -47,6 +53,7 @@ func States(obs Observed) []ServiceState {
 		if cs := svc.Spec.TaskTemplate.ContainerSpec; cs != nil {
 			s.Image = cs.Image
 		}
+		s.StartedAt, s.Exited = taskHistory(tasks)
 		if svc.UpdateStatus != nil {
 			s.UpdateState = string(svc.UpdateStatus.State)
 		}

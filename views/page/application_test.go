@@ -36,7 +36,7 @@ func TestApplicationPages_Golden(t *testing.T) {
 	overview := []EnvironmentView{{
 		ID: "env_1", Name: "production", State: "deploying", Latest: &running, Live: true,
 		Services: []ServiceRow{{Name: "web", Replicas: "2", Running: "1", Health: "starting", Image: "registry.example/shop:2",
-			LogsURL: "/applications/app_1/environments/production/services/web/logs"}},
+			LogsURL: "/applications/app_1/environments/production/services/web/logs", RunningImage: "sha256:0123456789ab", Started: "2026-01-02 03:05 UTC", Restarts: "1"}},
 		Routes: []RouteRow{{Hostname: "shop.example.com", URL: "https://shop.example.com/", Target: "web:8080"}},
 	}, {ID: "env_2", Name: "staging", State: "stopped", PromoteFrom: ""}}
 	editor := partial.EditorView{

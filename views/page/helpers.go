@@ -8,3 +8,6 @@ func statusTitle(status int) string {
 	}
 	return "Error"
 }
+
+// orDash is s, or an em dash for a value that could not be read.
+func orDash(s string) string { return orDefault(s, "—") }

@@ -15,6 +15,12 @@ func (c *Client) SetEnvironmentBranch(ctx context.Context, app, env string, req 
 	return out, c.Do(ctx, http.MethodPut, environmentPath(app, env)+"/branch", req, &out)
 }
 
+// SetEnvironmentSync turns an environment's sync on or off.
+func (c *Client) SetEnvironmentSync(ctx context.Context, app, env string, on bool) (api.EnvironmentSync, error) {
+	var out api.EnvironmentSync
+	return out, c.Do(ctx, http.MethodPut, environmentPath(app, env)+"/sync", api.SyncRequest{Sync: on}, &out)
+}
+
 // DeployRef requests a deployment that reads a one-off branch or commit.
 func (c *Client) DeployRef(ctx context.Context, app, env string, req api.DeployRequest) (api.Deployment, error) {
 	var d api.Deployment

@@ -1,0 +1,48 @@
+package api_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestEnvironmentCreateAndRename(t *testing.T) {
+	t.Parallel()
+	b := setupDeploy(t)
+	want(t, b.apply(t, twoEnvs, ""), http.StatusCreated, "")
+	const envs = "/api/v1/applications/notes/environments"
+
+	r := b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"qa"}`))
+	want(t, r, http.StatusCreated, "")
+	if r.body["name"] != "qa" || r.body["kind"] != "environment" {
+		t.Fatalf("created %s", r.raw)
+	}
+	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"qa"}`))
+	want(t, r, http.StatusConflict, "environment_name_taken")
+	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"staging"}`))
+	want(t, r, http.StatusUnprocessableEntity, "environment_declared")
+	r = b.do(t, b.viewer, http.MethodPost, envs, "application/json", []byte(`{"name":"other"}`))
+	want(t, r, http.StatusForbidden, "permission_denied")
+
+	r = b.do(t, b.owner, http.MethodPost, envs+"/staging/rename", "application/json", []byte(`{"name":"stage"}`))
+	want(t, r, http.StatusUnprocessableEntity, "environment_declared")
+	r = b.do(t, b.owner, http.MethodPost, envs+"/qa/rename", "application/json", []byte(`{"name":"production"}`))
+	want(t, r, http.StatusUnprocessableEntity, "environment_declared")
+	r = b.do(t, b.owner, http.MethodPost, envs+"/nowhere/rename", "application/json", []byte(`{"name":"other"}`))
+	want(t, r, http.StatusNotFound, "environment_not_found")
+	r = b.do(t, b.owner, http.MethodPost, envs+"/qa/rename", "application/json", []byte(`{"name":"testing"}`))
+	want(t, r, http.StatusOK, "")
+	env, _ := r.body["environment"].(map[string]any)
+	if r.body["old_name"] != "qa" || env["name"] != "testing" {
+		t.Fatalf("renamed %s", r.raw)
+	}
+	r = b.do(t, b.owner, http.MethodGet, envs, "", nil)
+	want(t, r, http.StatusOK, "")
+	names := map[string]bool{}
+	list, _ := r.body["environments"].([]any)
+	for _, e := range list {
+		names[e.(map[string]any)["name"].(string)] = true
+	}
+	if !names["testing"] || names["qa"] {
+		t.Fatalf("environments after rename: %s", r.raw)
+	}
+}

@@ -1,0 +1,50 @@
+package app
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+)
+
+// This file answers the Environments tab's create and rename forms,
+// through the same service functions as env create and env rename.
+
+// environmentCreate creates an environment the manifest does not declare.
+func (h *handler) environmentCreate(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "environments")
+	if err != nil {
+		return err
+	}
+	env, err := service.CreateEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, c.FormValue("name"), service.CreateOptions{})
+	if msg, ok := editErrorMessage(err); ok {
+		return h.showEnvironments(c, a, header, map[string]string{"create": msg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return redirect(c, "/applications/"+a.ID+"/environments")
+	}
+	return h.showEnvironments(c, a, header, nil, env.Name+" created; deploy it to start its services.", 0)
+}
+
+// environmentRename renames an environment the manifest does not declare,
+// keeping what runs for it.
+func (h *handler) environmentRename(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "environments")
+	if err != nil {
+		return err
+	}
+	old := c.Params("environment")
+	env, err := service.RenameEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, old, c.FormValue("name"))
+	if msg, ok := editErrorMessage(err); ok {
+		return h.showEnvironments(c, a, header, map[string]string{"rename:" + old: msg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return redirect(c, "/applications/"+a.ID+"/environments")
+	}
+	return h.showEnvironments(c, a, header, nil, old+" renamed to "+env.Name+"; its services keep running, deploy it to render the new name.", 0)
+}

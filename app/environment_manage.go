@@ -1,0 +1,87 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/views/page"
+)
+
+// This file answers the Environments tab's branch/sync and delete forms,
+// through the same service functions as env branch, env sync and env
+// delete.
+
+// environmentManage says, per environment, which of those controls the
+// saved manifest m leaves editable.
+func environmentManage(m *manifest.Manifest, envs []page.EnvironmentView) map[string]page.EnvironmentManage {
+	out := make(map[string]page.EnvironmentManage, len(envs))
+	repo := m != nil && m.Spec.Manifest != nil && m.Spec.Manifest.Repository != nil
+	for _, e := range envs {
+		em := page.EnvironmentManage{Repository: repo}
+		if service.BlockSetsSource(m, e.Name) {
+			em.SourceLocked = fmt.Sprintf("[spec.environments.%s] in the manifest sets its source; change it there (environment_declared).", e.Name)
+		}
+		if m != nil {
+			if _, ok := m.Spec.Environments[e.Name]; ok {
+				em.DeleteLocked = fmt.Sprintf("The manifest declares %s: remove [spec.environments.%s] from it and save to delete it (environment_declared).", e.Name, e.Name)
+				em.RenameLocked = fmt.Sprintf("The manifest declares %s: rename [spec.environments.%s] in it and save to rename it (environment_declared).", e.Name, e.Name)
+			}
+		}
+		out[e.Name] = em
+	}
+	return out
+}
+
+// environmentBranchUpdate sets the branch an environment of a
+// repository-backed application reads and whether pushes deploy it.
+func (h *handler) environmentBranchUpdate(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "environments")
+	if err != nil {
+		return err
+	}
+	env := c.Params("environment")
+	ctx, actor := c.UserContext(), visitorOf(c).actor()
+	_, err = service.SetEnvironmentBranch(ctx, h.store, actor, a.ID, env, strings.TrimSpace(c.FormValue("branch")), "")
+	if err == nil {
+		_, err = service.SetEnvironmentSync(ctx, h.store, actor, a.ID, env, c.FormValue("sync") == "on")
+	}
+	if msg, ok := editErrorMessage(err); ok {
+		return h.showEnvironments(c, a, header, map[string]string{"branch:" + env: msg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return redirect(c, "/applications/"+a.ID+"/environments")
+	}
+	return h.showEnvironments(c, a, header, nil, "Branch and sync of "+env+" saved; the next deployment reads them.", 0)
+}
+
+// environmentDelete deletes an environment once the visitor typed its
+// name; the teardown is queued and its named volumes are retained.
+func (h *handler) environmentDelete(c *fiber.Ctx) error {
+	a, header, err := h.loadApplication(c, "environments")
+	if err != nil {
+		return err
+	}
+	env := c.Params("environment")
+	if strings.TrimSpace(c.FormValue("confirm")) != env {
+		err = &service.InputError{Field: "confirm", Code: "confirmation_mismatch", Message: fmt.Sprintf("type the environment's name, %s, exactly", env)}
+	} else {
+		_, err = service.DeleteEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, a.ID, env)
+	}
+	if msg, ok := editErrorMessage(err); ok {
+		return h.showEnvironments(c, a, header, map[string]string{"delete:" + env: msg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return redirect(c, "/applications/"+a.ID+"/environments")
+	}
+	return h.showEnvironments(c, a, header, nil, env+" deleted; its services are being removed. Named volumes are retained.", 0)
+}
