@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/slipwayhq/slipway/manifest"
@@ -23,7 +22,7 @@ func BlockSetsSource(m *manifest.Manifest, name string) bool {
 // refuseSourceDeclared refuses to change the source of an environment
 // whose block in the saved manifest sets it (environment_declared).
 func refuseSourceDeclared(ctx context.Context, tx *store.Store, a Actor, appID string, env store.Environment) error {
-	m, err := currentManifest(ctx, tx, a, appID)
+	m, err := savedManifest(ctx, tx, a, appID)
 	if err != nil || !BlockSetsSource(m, env.Name) {
 		return err
 	}
@@ -31,22 +30,6 @@ func refuseSourceDeclared(ctx context.Context, tx *store.Store, a Actor, appID s
 		Message: fmt.Sprintf("[spec.environments.%s] sets its source: change branch, commit or sync there and save", env.Name)}
 }
 
-// currentManifest is the application's saved manifest, nil when it has
-// none (or an undecodable one).
-func currentManifest(ctx context.Context, tx *store.Store, a Actor, appID string) (*manifest.Manifest, error) {
-	rev, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, appID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Decode(rev.Manifest, "json")
-	if err != nil {
-		return nil, nil
-	}
-	return m, nil
-}
 
 // SetEnvironmentSync turns background sync of an environment on or off:
 // when on, pushes to its (unpinned) branch deploy it. It needs a manifest
@@ -58,7 +41,7 @@ func SetEnvironmentSync(ctx context.Context, st *store.Store, a Actor, appID, en
 		if err != nil {
 			return err
 		}
-		m, err := currentManifest(ctx, tx, a, appID)
+		m, err := savedManifest(ctx, tx, a, appID)
 		if err != nil {
 			return err
 		}
