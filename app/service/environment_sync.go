@@ -30,7 +30,6 @@ func refuseSourceDeclared(ctx context.Context, tx *store.Store, a Actor, appID s
 		Message: fmt.Sprintf("[spec.environments.%s] sets its source: change branch, commit or sync there and save", env.Name)}
 }
 
-
 // SetEnvironmentSync turns background sync of an environment on or off:
 // when on, pushes to its (unpinned) branch deploy it. It needs a manifest
 // repository (manifest_repository_required) and deploys nothing.
