@@ -10,7 +10,9 @@ import (
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
-// applicationDelete deletes and, for htmx, answers with the refreshed list.
+// applicationDelete deletes and, for htmx, answers with the refreshed
+// list, filtered as the one the visitor deleted from (its q and state
+// travel with the delete form).
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
 	err := service.DeleteApplication(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, c.Params("app"))
 	var ie *service.InputError
@@ -22,12 +24,13 @@ func (h *handler) applicationDelete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	f := applicationFilter(c.FormValue)
 	if c.Get("HX-Request") != "true" {
-		return redirect(c, "/applications")
+		return redirect(c, f.URL())
 	}
-	rows, err := h.applicationRows(c)
+	rows, err := h.applicationRowsFiltered(c, f)
 	if err != nil {
 		return err
 	}
-	return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, partial.ApplicationFilter{}))
+	return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, f))
 }

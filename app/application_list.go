@@ -17,23 +17,37 @@ import (
 // substring, matched in the store query) and ?state= (an environment
 // state). The search form's htmx requests get only the list back.
 func (h *handler) applicationList(c *fiber.Ctx) error {
-	f := partial.ApplicationFilter{Query: strings.TrimSpace(c.Query("q"))}
-	if st := c.Query("state"); slices.Contains(partial.ApplicationStates, st) {
-		f.State = st
-	}
-	rows, err := h.applicationRowsMatching(c, f.Query)
+	f := applicationFilter(c.Query)
+	rows, err := h.applicationRowsFiltered(c, f)
 	if err != nil {
 		return err
-	}
-	if f.State != "" {
-		rows = slices.DeleteFunc(rows, func(r partial.ApplicationRow) bool {
-			return !slices.ContainsFunc(r.Environments, func(e partial.EnvironmentBadge) bool { return e.State == f.State })
-		})
 	}
 	if c.Get("HX-Request") == "true" && c.Get("HX-Target") == "application-list" {
 		return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, f))
 	}
 	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, f, "", nil, editorFor(h.viewContext(c), "", 0, "")))
+}
+
+// applicationFilter reads the list's filter through value (the query
+// string's or the form's): q trimmed, and state only when it is one the
+// list filters by.
+func applicationFilter(value func(key string, defaultValue ...string) string) partial.ApplicationFilter {
+	f := partial.ApplicationFilter{Query: strings.TrimSpace(value("q"))}
+	if st := value("state"); slices.Contains(partial.ApplicationStates, st) {
+		f.State = st
+	}
+	return f
+}
+
+// applicationRowsFiltered is the list as f filters it.
+func (h *handler) applicationRowsFiltered(c *fiber.Ctx, f partial.ApplicationFilter) ([]partial.ApplicationRow, error) {
+	rows, err := h.applicationRowsMatching(c, f.Query)
+	if err != nil || f.State == "" {
+		return rows, err
+	}
+	return slices.DeleteFunc(rows, func(r partial.ApplicationRow) bool {
+		return !slices.ContainsFunc(r.Environments, func(e partial.EnvironmentBadge) bool { return e.State == f.State })
+	}), nil
 }
 
 // applicationRows is the unfiltered list.

@@ -9,13 +9,15 @@ import (
 // This file answers the Environments tab's create and rename forms,
 // through the same service functions as env create and env rename.
 
-// environmentCreate creates an environment the manifest does not declare.
+// environmentCreate creates an environment the manifest does not declare;
+// for a repository-backed application, following the branch the form names
+// (by default the one spec.manifest names).
 func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	a, header, err := h.loadApplication(c, "environments")
 	if err != nil {
 		return err
 	}
-	env, err := service.CreateEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, c.FormValue("name"), service.CreateOptions{})
+	env, err := service.CreateEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, c.FormValue("name"), service.CreateOptions{Branch: c.FormValue("branch")})
 	if msg, ok := editErrorMessage(err); ok {
 		return h.showEnvironments(c, a, header, map[string]string{"create": msg}, "", 0)
 	}

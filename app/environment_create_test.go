@@ -2,10 +2,13 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/slipwayhq/slipway/store"
 )
 
 // TestEnvironments_CreateAndRename: an owner creates an environment and
@@ -21,6 +24,9 @@ func TestEnvironments_CreateAndRename(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 	if testid(r, "environment-create-form").Length() != 1 {
 		t.Fatalf("no create form: %s", truncate(r.body))
+	}
+	if testid(r, "environment-create-branch").Length() != 0 {
+		t.Fatal("the create form offers a branch for an application without a manifest repository")
 	}
 	rename := r.doc.Find(`[data-testid="environment-manage"][data-environment="production"] [data-testid="environment-rename"]`)
 	if rename.Length() != 1 || !rename.Is("[disabled]") {
@@ -40,6 +46,11 @@ func TestEnvironments_CreateAndRename(t *testing.T) {
 	if got := testid(r, "environment-create-error").Text(); !strings.Contains(got, "(environment_declared)") {
 		t.Errorf("create of a declared name: error %q", got)
 	}
+	r = br.post(tab, url.Values{"name": {"edge"}, "branch": {"edge"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if got := testid(r, "environment-create-error").Text(); !strings.Contains(got, "branch: ") || !strings.Contains(got, "(manifest_repository_required)") {
+		t.Errorf("create with a branch but no repository: error %q", got)
+	}
 	r = br.post(tab+"/qa/rename", url.Values{"name": {"production"}})
 	wantStatus(t, r, http.StatusUnprocessableEntity)
 	if got := testid(r, "environment-rename-error").Text(); !strings.Contains(got, "(environment_declared)") {
@@ -56,4 +67,52 @@ func TestEnvironments_CreateAndRename(t *testing.T) {
 		t.Fatalf("qa after the rename form: %+v (%v)", env, err)
 	}
 	wantStatus(t, br.post(tab+"/testing/rename", url.Values{"name": {"other"}, "_csrf": {""}}), http.StatusForbidden)
+}
+
+// TestEnvironments_CreateWithBranch: for a repository-backed application
+// the create form offers the branch, defaulting to spec.manifest's; the
+// environment follows the branch named, and an invalid one is refused
+// under the form with its field and code, as env create refuses it.
+func TestEnvironments_CreateWithBranch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupJobs(t)
+	owner, br, a := b.ownerWithApp(t, repositoryBacked(""))
+	tab := "/applications/" + a.ID + "/environments"
+	r := br.get(tab)
+	wantStatus(t, r, http.StatusOK)
+	field := testid(r, "environment-create-branch")
+	if field.Length() != 1 || field.Closest(`[data-testid="environment-create-form"]`).Length() != 1 {
+		t.Fatalf("no branch field in the create form: %s", truncate(r.body))
+	}
+	if ph, _ := field.Attr("placeholder"); ph != "main" {
+		t.Errorf("branch placeholder %q, want spec.manifest's main", ph)
+	}
+
+	r = br.post(tab, url.Values{"name": {"qa"}, "branch": {"bad..name"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if got := testid(r, "environment-create-error").Text(); got != "branch: branch bad..name is not a valid git branch name (branch_invalid)" {
+		t.Errorf("invalid branch: error %q", got)
+	}
+	if _, err := b.store.GetEnvironmentByName(ctx, owner.team.ID, a.ID, "qa"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("qa after the refused create: %v, want not found", err)
+	}
+
+	r = br.htmx(tab, url.Values{"name": {"qa"}, "branch": {" feature/login "}})
+	wantStatus(t, r, http.StatusOK)
+	if !strings.Contains(testid(r, "environments-notice").Text(), "qa created") {
+		t.Fatalf("create answer: %s", truncate(r.body))
+	}
+	qa, err := b.store.GetEnvironmentByName(ctx, owner.team.ID, a.ID, "qa")
+	if err != nil || qa.Branch != "feature/login" {
+		t.Fatalf("qa follows %q (%v), want feature/login", qa.Branch, err)
+	}
+	if src := r.doc.Find(`[data-testid="environment-row"][data-environment="qa"] [data-testid="environment-source"]`).Text(); !strings.Contains(src, "feature/login") {
+		t.Errorf("qa's row says its source is %q", strings.TrimSpace(src))
+	}
+
+	wantStatus(t, br.post(tab, url.Values{"name": {"edge"}}), http.StatusSeeOther)
+	if edge, err := b.store.GetEnvironmentByName(ctx, owner.team.ID, a.ID, "edge"); err != nil || edge.Branch != "" {
+		t.Fatalf("edge without a branch follows %q (%v), want spec.manifest's (\"\")", edge.Branch, err)
+	}
 }

@@ -2,18 +2,20 @@ package app
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
 // This file answers the Environments tab's branch/sync and delete forms,
-// through the same service functions as env branch, env sync and env
-// delete.
+// through the same service functions as env branch, env sync (together, in
+// one transaction) and env delete.
 
 // environmentManage says, per environment, which of those controls the
 // saved manifest m leaves editable.
@@ -37,18 +39,21 @@ func environmentManage(m *manifest.Manifest, envs []page.EnvironmentView) map[st
 }
 
 // environmentBranchUpdate sets the branch an environment of a
-// repository-backed application reads and whether pushes deploy it.
+// repository-backed application reads and whether pushes deploy it, in one
+// save: a refusal of either leaves both as they were.
 func (h *handler) environmentBranchUpdate(c *fiber.Ctx) error {
 	a, header, err := h.loadApplication(c, "environments")
 	if err != nil {
 		return err
 	}
 	env := c.Params("environment")
-	ctx, actor := c.UserContext(), visitorOf(c).actor()
-	_, err = service.SetEnvironmentBranch(ctx, h.store, actor, a.ID, env, strings.TrimSpace(c.FormValue("branch")), "")
-	if err == nil {
-		_, err = service.SetEnvironmentSync(ctx, h.store, actor, a.ID, env, c.FormValue("sync") == "on")
+	sync := c.FormValue("sync") == "on"
+	// Sync deploys what moved since the last deployment at its next
+	// listing: asking for it is deploying.
+	if role := visitorOf(c).role(); sync && !role.Has(auth.AppsDeploy) {
+		return fiber.NewError(http.StatusForbidden, fmt.Sprintf("Your role (%s) does not allow turning sync on: it needs the %s permission.", role, auth.AppsDeploy))
 	}
+	_, err = service.SetEnvironmentBranchSync(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, env, strings.TrimSpace(c.FormValue("branch")), sync)
 	if msg, ok := editErrorMessage(err); ok {
 		return h.showEnvironments(c, a, header, map[string]string{"branch:" + env: msg}, "", 0)
 	}

@@ -135,3 +135,27 @@ branch = "main"
 		t.Fatalf("production after the refused edits: branch %q (%v)", env.Branch, err)
 	}
 }
+
+// TestEnvironments_BranchAndSyncSaveTogether: the branch form saves branch
+// and sync in one transaction. Posted for an application without a
+// manifest repository (a form sent before the repository was
+// disconnected), sync on is refused and the branch, which alone would be
+// accepted, is not kept; the refusal shows with its field and code.
+func TestEnvironments_BranchAndSyncSaveTogether(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupJobs(t)
+	owner, br, a := b.ownerWithApp(t, shopManifest("1"))
+	qa, err := b.store.CreateEnvironment(ctx, owner.team.ID, store.EnvironmentParams{ApplicationID: a.ID, Kind: store.KindEnvironment, Name: "qa", Slug: "qa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := br.post("/applications/"+a.ID+"/environments/qa/branch", url.Values{"branch": {"release"}, "sync": {"on"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if got := testid(r, "environment-branch-error").Text(); !strings.Contains(got, "branch: ") || !strings.Contains(got, "(manifest_repository_required)") {
+		t.Errorf("refusal shows %q, want the branch's manifest_repository_required", got)
+	}
+	if env, err := b.store.GetEnvironment(ctx, owner.team.ID, qa.ID); err != nil || env.Branch != "" || env.Sync {
+		t.Fatalf("qa after the refused save: branch %q sync %v (%v), want both unchanged", env.Branch, env.Sync, err)
+	}
+}

@@ -30,6 +30,9 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 		return t, err
 	}
 	t.Manage = environmentManage(m, envs)
+	if m != nil && m.Spec.Manifest != nil && m.Spec.Manifest.Repository != nil {
+		t.Create = page.EnvironmentCreate{Repository: true, DefaultBranch: m.Spec.Manifest.Repository.Branch}
+	}
 	if m == nil {
 		return t, nil
 	}

@@ -55,7 +55,7 @@ type Ingress struct {
 	HTTPPort    int    `toml:"http_port" env:"SLIPWAY_GATEWAY_HTTP_PORT" doc:"Host port the gateway publishes for HTTP (ACME challenges and redirects to HTTPS)."`
 	HTTPSPort   int    `toml:"https_port" env:"SLIPWAY_GATEWAY_HTTPS_PORT" doc:"Host port the gateway publishes for HTTPS; 0 disables HTTPS."`
 	PrivateAddr string `toml:"private_addr" env:"SLIPWAY_GATEWAY_PRIVATE_ADDR" doc:"Host ip:port of the listener for private routes, such as a tailnet interface address; empty disables private routes."`
-	Image       string `toml:"image" env:"SLIPWAY_GATEWAY_IMAGE" doc:"Image reference of the gateway container in production; empty in slipway dev, which builds its own."`
+	Image       string `toml:"image" env:"SLIPWAY_GATEWAY_IMAGE" doc:"Image reference of the gateway container serve and dev keep running; empty: they build one FROM scratch out of their own static binary."`
 	ACME        ACME   `toml:"acme" doc:"Certificates for public hostnames."`
 	// The route-table feed on TCP, for gateways on other nodes.
 	FeedAddr         string `toml:"feed_addr" doc:"Address (host:port) where serve also offers the route table and takes certificate reports over TCP, for gateways on other nodes (slipway gateway --control-url http://HOST:PORT --token-file FILE); requests must carry Authorization: Bearer <gateway token>. Empty: only the unix socket."`

@@ -430,7 +430,15 @@ retries = 2
 // repositories, removing its environment and built images on cleanup.
 func setupSelfBuild(t *testing.T) *pipelineBundle {
 	t.Helper()
-	b := setupPipeline(t, "production")
+	b, _ := setupBuilds(t, "production")
+	return b
+}
+
+// setupBuilds is setupSelfBuild with its first environment named envName;
+// it also returns the installation label value of the images it builds.
+func setupBuilds(t *testing.T, envName string) (*pipelineBundle, string) {
+	t.Helper()
+	b := setupPipeline(t, envName)
 	b.pipeline.AllowFileURLs = true // the fixture repository is file://
 	cli := swarmtest.Client(t)
 	installation := "jobs-test-" + swarmtest.ID()
@@ -453,5 +461,5 @@ func setupSelfBuild(t *testing.T) *pipelineBundle {
 			}
 		}
 	})
-	return b
+	return b, installation
 }

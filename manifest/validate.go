@@ -83,22 +83,31 @@ func Validate(m *Manifest, opts ValidateOptions) Errors {
 		// References are checked by the variables engine; where it reports
 		// a path, its error explains the problem better than the value
 		// check that the unrendered reference also failed.
-		refs := ValidateReferencesFor(m, opts.RepositoryBacked || m.Spec.Manifest != nil)
-		if len(refs) > 0 {
-			seen := make(map[string]bool, len(refs))
-			for _, e := range refs {
-				seen[e.Path] = true
-			}
-			kept := v.errs[:0]
-			for _, e := range v.errs {
-				if !seen[e.Path] {
-					kept = append(kept, e)
-				}
-			}
-			v.errs = append(kept, refs...)
+		v.errs = supersede(v.errs, ValidateReferencesFor(m, opts.RepositoryBacked || m.Spec.Manifest != nil))
+	}
+	// Decode reports mistyped values before anything is validated; a
+	// manifest built otherwise (a field edit's JSON body decoded into a
+	// part) carries them here. Such a value has no number to check further.
+	return supersede(v.errs, deferredProblems(m))
+}
+
+// supersede replaces the errors of errs at the paths by's errors name with
+// by's, which explain those paths' problems better.
+func supersede(errs, by Errors) Errors {
+	if len(by) == 0 {
+		return errs
+	}
+	seen := make(map[string]bool, len(by))
+	for _, e := range by {
+		seen[e.Path] = true
+	}
+	kept := errs[:0]
+	for _, e := range errs {
+		if !seen[e.Path] {
+			kept = append(kept, e)
 		}
 	}
-	return v.errs
+	return append(kept, by...)
 }
 
 type validator struct {

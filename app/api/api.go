@@ -160,12 +160,20 @@ func (h *handler) authenticate(c *fiber.Ctx) error {
 
 func (h *handler) requireScope(s auth.Scope) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if !slices.Contains(callerOf(c).scopes, s) {
-			return WriteError(c, http.StatusForbidden, "permission_denied",
-				fmt.Sprintf("this token lacks the %s permission", s), map[string]any{"permission": string(s)})
+		if !permitted(c, s) {
+			return denyScope(c, s)
 		}
 		return c.Next()
 	}
+}
+
+// permitted reports whether the caller's token holds s.
+func permitted(c *fiber.Ctx, s auth.Scope) bool { return slices.Contains(callerOf(c).scopes, s) }
+
+// denyScope answers 403 permission_denied naming the missing scope.
+func denyScope(c *fiber.Ctx, s auth.Scope) error {
+	return WriteError(c, http.StatusForbidden, "permission_denied",
+		fmt.Sprintf("this token lacks the %s permission", s), map[string]any{"permission": string(s)})
 }
 
 // fail answers an operation's error: input errors name their field, a

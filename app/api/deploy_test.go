@@ -74,13 +74,20 @@ type deployBundle struct {
 	runtime *fakeRuntime
 	team    store.Team
 	owner   string // token secret with every scope
+	ownerID string // the owner's user id, to mint tokens of other scopes
 	viewer  string // token secret of a viewer (apps:read)
 }
 
 func setupDeploy(t *testing.T) *deployBundle {
 	t.Helper()
+	return setupDeployOn(t, storetest.New(t))
+}
+
+// setupDeployOn is setupDeploy on st: storetest.NewSchema for tests that
+// send requests concurrently.
+func setupDeployOn(t *testing.T, st *store.Store) *deployBundle {
+	t.Helper()
 	ctx := context.Background()
-	st := storetest.New(t)
 	b := &deployBundle{st: st, jobs: &fakeJobs{}, runtime: &fakeRuntime{byEnv: map[string][]api.ServiceStatus{}}}
 	b.f = fiber.New(fiber.Config{BodyLimit: 1 << 20})
 	api.Register(b.f.Group("/api/v1"), api.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Now: time.Now, Jobs: b.jobs, Runtime: b.runtime})
@@ -89,7 +96,7 @@ func setupDeploy(t *testing.T) *deployBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.team = team
+	b.team, b.ownerID = team, u.ID
 	_, b.owner, err = service.CreateToken(ctx, st, service.Actor{TeamID: team.ID, UserID: u.ID, Scopes: auth.AllScopes},
 		service.TokenRequest{Name: "owner", Scopes: auth.Strings(auth.AllScopes)}, time.Now())
 	if err != nil {

@@ -78,6 +78,11 @@ func (h *handler) environmentSync(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
+	// Sync deploys what moved since the last deployment at its next
+	// listing: asking for it is deploying.
+	if req.Sync && !permitted(c, auth.AppsDeploy) {
+		return denyScope(c, auth.AppsDeploy)
+	}
 	env, err := service.SetEnvironmentSync(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Sync)
 	if err != nil {
 		return h.fail(c, err)

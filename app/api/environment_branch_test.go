@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 )
 
 func TestEnvironmentBranch_SetAndOneOffDeploy(t *testing.T) {
@@ -14,8 +18,16 @@ func TestEnvironmentBranch_SetAndOneOffDeploy(t *testing.T) {
 	b := setupDeploy(t)
 	want(t, b.apply(t, twoEnvs, ""), http.StatusCreated, "")
 	commit := strings.Repeat("ab", 20)
+	// Without a manifest repository there is no branch to follow.
+	r := b.do(t, b.owner, http.MethodPut, "/api/v1/applications/notes/environments/staging/branch", "application/json", []byte(`{"branch":"main"}`))
+	want(t, r, http.StatusUnprocessableEntity, "manifest_repository_required")
+	want(t, b.apply(t, twoEnvs+`
+[spec.manifest]
+path = "slipway.toml"
+repository = { url = "https://example.com/notes.git", branch = "main" }
+`, ""), http.StatusOK, "")
 
-	r := b.do(t, b.owner, http.MethodPut, "/api/v1/applications/notes/environments/staging/branch", "application/json",
+	r = b.do(t, b.owner, http.MethodPut, "/api/v1/applications/notes/environments/staging/branch", "application/json",
 		[]byte(`{"branch":"release/1","commit":"`+strings.ToUpper(commit)+`"}`))
 	want(t, r, http.StatusOK, "")
 	if r.body["branch"] != "release/1" || r.body["commit"] != commit {
@@ -92,6 +104,20 @@ func TestEnvironmentSync_Set(t *testing.T) {
 	}
 	r = b.do(t, b.viewer, http.MethodPut, path, "application/json", []byte(`{"sync":false}`))
 	want(t, r, http.StatusForbidden, "")
+	// Turning sync on deploys what moved at the next listing: it needs
+	// apps:deploy besides apps:write; turning it off does not.
+	_, writer, err := service.CreateToken(context.Background(), b.st, service.Actor{TeamID: b.team.ID, UserID: b.ownerID, Scopes: auth.AllScopes},
+		service.TokenRequest{Name: "writer", Scopes: []string{string(auth.AppsRead), string(auth.AppsWrite)}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = b.do(t, writer, http.MethodPut, path, "application/json", []byte(`{"sync":true}`))
+	want(t, r, http.StatusForbidden, "permission_denied")
+	if details, _ := r.body["details"].(map[string]any); details["permission"] != string(auth.AppsDeploy) {
+		t.Fatalf("refusal names %v, want %s: %s", details["permission"], auth.AppsDeploy, r.raw)
+	}
+	r = b.do(t, writer, http.MethodPut, path, "application/json", []byte(`{"sync":false}`))
+	want(t, r, http.StatusOK, "")
 	r = b.do(t, b.owner, http.MethodPut, "/api/v1/applications/notes/environments/nope/sync", "application/json", []byte(`{"sync":false}`))
 	want(t, r, http.StatusNotFound, "environment_not_found")
 }

@@ -20,6 +20,11 @@ func TestEnvironmentCreateAndRename(t *testing.T) {
 	want(t, r, http.StatusConflict, "environment_name_taken")
 	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"staging"}`))
 	want(t, r, http.StatusUnprocessableEntity, "environment_declared")
+	// A branch must be a git branch name, and needs a manifest repository.
+	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"edge","branch":"bad..name"}`))
+	want(t, r, http.StatusUnprocessableEntity, "branch_invalid")
+	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"edge","branch":"edge"}`))
+	want(t, r, http.StatusUnprocessableEntity, "manifest_repository_required")
 	r = b.do(t, b.viewer, http.MethodPost, envs, "application/json", []byte(`{"name":"other"}`))
 	want(t, r, http.StatusForbidden, "permission_denied")
 

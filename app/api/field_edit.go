@@ -22,6 +22,8 @@ func (h *handler) registerFieldEdits(r fiber.Router) {
 	r.Delete("/applications/:app/variables/:variable", write, h.variableUnset)
 	r.Patch("/applications/:app/services/:service", write, h.serviceUpdate)
 	r.Post("/applications/:app/services/:service/rename", write, h.serviceRename)
+	r.Post("/applications/:app/services", write, h.serviceAdd)
+	r.Delete("/applications/:app/services/:service", write, h.serviceRemove)
 	r.Put("/applications/:app/services/:service/files", write, h.fileSet)
 	r.Delete("/applications/:app/services/:service/files", write, h.fileRemove)
 	r.Put("/applications/:app/routes/:route", write, h.routeSet)
@@ -32,6 +34,9 @@ func (h *handler) registerFieldEdits(r fiber.Router) {
 	r.Delete("/applications/:app/exports/:service", write, h.exportRemove)
 	r.Put("/applications/:app/imports/:application/:service", write, h.importSet)
 	r.Delete("/applications/:app/imports/:application/:service", write, h.importRemove)
+	r.Put("/applications/:app/generated-secrets", write, h.generatedSecretsReplace)
+	r.Put("/applications/:app/generated-secrets/:name", write, h.generatedSecretDeclare)
+	r.Delete("/applications/:app/generated-secrets/:name", write, h.generatedSecretUndeclare)
 	r.Put("/applications/:app/environments/:env/visibility", write, h.environmentVisibility)
 	r.Put("/applications/:app/environments/:env/rollback", write, h.environmentRollback)
 	r.Post("/applications/:app/rename", write, h.applicationRename)
@@ -118,7 +123,8 @@ func (h *handler) failEdit(c *fiber.Ctx, err error) error {
 		case "generation_conflict":
 			return WriteError(c, http.StatusConflict, ie.Code, ie.Message, map[string]any{"field": "If-Match"})
 		case "service_unknown", "variable_unknown", "environment_unknown",
-			"route_unknown", "job_unknown", "file_unknown", "export_unknown", "import_unknown":
+			"route_unknown", "job_unknown", "file_unknown", "export_unknown", "import_unknown",
+			"secret_declaration_unknown":
 			return WriteError(c, http.StatusNotFound, ie.Code, ie.Message, map[string]any{"field": ie.Field})
 		}
 	}

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,12 @@ func TestFieldEdit_RoutesAndJobs(t *testing.T) {
 	want(t, b.edit(t, http.MethodPut, "/jobs/seed", `{"service":"db","command":["seed"]}`), http.StatusOK, "")
 	want(t, b.edit(t, http.MethodPut, "/jobs/migrate", `{"service":"db","command":["migrate","--all"],"timeout_seconds":60}`), http.StatusOK, "")
 	want(t, b.edit(t, http.MethodPut, "/jobs/bad", `{"service":"ghost"}`), http.StatusUnprocessableEntity, "manifest_validation_failed")
+	// A mistyped integer is named at its path, not saved as 0.
+	r = b.edit(t, http.MethodPut, "/jobs/typo", `{"service":"db","timeout_seconds":"ten"}`)
+	want(t, r, http.StatusUnprocessableEntity, "manifest_validation_failed")
+	if !strings.Contains(r.raw, "type_mismatch") || !strings.Contains(r.raw, "timeout_seconds") {
+		t.Fatalf("mistyped timeout_seconds: %s, want type_mismatch at its path", r.raw)
+	}
 	want(t, b.edit(t, http.MethodDelete, "/jobs/seed", ""), http.StatusOK, "")
 	want(t, b.edit(t, http.MethodDelete, "/jobs/seed", ""), http.StatusNotFound, "job_unknown")
 	want(t, b.edit(t, http.MethodDelete, "/routes/site", ""), http.StatusOK, "")

@@ -12,7 +12,8 @@ import (
 // commit when one is given; an empty commit follows the branch head. It
 // deploys nothing: the next deployment reads the new ref. An environment
 // whose manifest block sets its source follows the block
-// (environment_declared).
+// (environment_declared); an application without a manifest repository
+// has no branch to follow (manifest_repository_required).
 func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, envName, branch, commit string) (store.Environment, error) {
 	if msg := checkBranchName(branch); msg != "" {
 		return store.Environment{}, &InputError{Field: "branch", Code: "branch_invalid", Message: msg}
@@ -30,6 +31,14 @@ func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, 
 		}
 		if err := refuseSourceDeclared(ctx, tx, a, appID, env); err != nil {
 			return err
+		}
+		saved, err := savedManifest(ctx, tx, a, appID)
+		if err != nil {
+			return err
+		}
+		if saved == nil || saved.Spec.Manifest == nil {
+			return &InputError{Field: "branch", Code: "manifest_repository_required",
+				Message: "a branch needs a manifest repository: connect one (spec.manifest) first; without one an environment deploys the saved manifest"}
 		}
 		out, err = tx.UpdateEnvironment(ctx, a.TeamID, env.ID, store.EnvironmentUpdate{Branch: &branch, Commit: &commit})
 		if err != nil {

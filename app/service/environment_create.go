@@ -21,10 +21,19 @@ type CreateOptions struct {
 // CreateEnvironment creates an environment the manifest does not declare,
 // deploying nothing. A declared name belongs to its block, which creates
 // it on save (environment_declared); a taken name or slug is a conflict.
+// A branch must be a valid git branch name (branch_invalid), and only an
+// application with a manifest repository has one to follow
+// (manifest_repository_required).
 func CreateEnvironment(ctx context.Context, st *store.Store, a Actor, appID, name string, opts CreateOptions) (store.Environment, error) {
 	name = strings.TrimSpace(name)
 	if err := CheckApplicationName(name); err != nil {
 		return store.Environment{}, err
+	}
+	opts.Branch = strings.TrimSpace(opts.Branch)
+	if opts.Branch != "" {
+		if msg := checkBranchName(opts.Branch); msg != "" {
+			return store.Environment{}, &InputError{Field: "branch", Code: "branch_invalid", Message: msg}
+		}
 	}
 	var out store.Environment
 	err := st.WithTx(ctx, func(tx *store.Store) error {

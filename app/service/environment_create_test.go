@@ -38,6 +38,40 @@ func TestCreateEnvironment_CreatesUndeclaredAndRefuses(t *testing.T) {
 	wantCodes(t, err, "manifest_repository_required")
 }
 
+// TestCreateEnvironment_Branch: an environment of a repository-backed
+// application follows the branch it is created with (trimmed), or the
+// default one (recorded as ""); an invalid git branch name is refused
+// with branch_invalid and creates nothing.
+func TestCreateEnvironment_Branch(t *testing.T) {
+	t.Parallel()
+	b := setupPromotion(t, header+`
+[spec.manifest]
+path = "slipway.toml"
+repository = { url = "https://example.com/notes.git", branch = "main" }
+`)
+	ctx := context.Background()
+	create := func(name, branch string) (store.Environment, error) {
+		return service.CreateEnvironment(ctx, b.st, b.actor, b.app.ID, name, service.CreateOptions{Branch: branch})
+	}
+	for _, bad := range []string{"bad..name", "-x", "feature/", "a b", "x.lock"} {
+		_, err := create("qa", bad)
+		wantCodes(t, err, "branch_invalid")
+	}
+	if b.exists(t, "qa") {
+		t.Fatal("a refused branch created the environment")
+	}
+	qa, err := create("qa", " feature/login ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.env(t, "qa"); got.ID != qa.ID || got.Branch != "feature/login" {
+		t.Fatalf("qa follows %q, want feature/login", got.Branch)
+	}
+	if edge, err := create("edge", ""); err != nil || edge.Branch != "" {
+		t.Fatalf("edge without a branch: %q %v, want the default (\"\")", edge.Branch, err)
+	}
+}
+
 func TestRenameEnvironment_Refusals(t *testing.T) {
 	t.Parallel()
 	b := setupPromotion(t, promotedApp)

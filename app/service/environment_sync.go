@@ -62,3 +62,20 @@ func SetEnvironmentSync(ctx context.Context, st *store.Store, a Actor, appID, en
 	})
 	return out, err
 }
+
+// SetEnvironmentBranchSync sets the branch an environment follows (its
+// head: any pinned commit is dropped) and its sync in one transaction, as
+// env branch then env sync would, recording both events: either both
+// change or, when one is refused, neither does.
+func SetEnvironmentBranchSync(ctx context.Context, st *store.Store, a Actor, appID, envName, branch string, sync bool) (store.Environment, error) {
+	var out store.Environment
+	err := st.WithTx(ctx, func(tx *store.Store) error {
+		if _, err := SetEnvironmentBranch(ctx, tx, a, appID, envName, branch, ""); err != nil {
+			return err
+		}
+		var err error
+		out, err = SetEnvironmentSync(ctx, tx, a, appID, envName, sync)
+		return err
+	})
+	return out, err
+}

@@ -61,6 +61,10 @@ func editManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue
 		if errs := manifest.Validate(m, manifest.ValidateOptions{}); len(errs) > 0 {
 			return &ManifestError{Errors: errs}
 		}
+		// A declaration reusing a stored secret's name is refused as apply refuses it.
+		if err := ValidateStoredSecretNames(ctx, tx, a.TeamID, app.ID, m, nil, "json"); err != nil {
+			return err
+		}
 		res.Warnings = manifest.Warnings(m)
 		normalized, err := json.Marshal(m)
 		if err != nil {

@@ -17,8 +17,8 @@ import (
 func addFieldEditCommands(app *cobra.Command) {
 	variable := &cobra.Command{Use: "variable", Short: "Set or remove a variable in the saved manifest"}
 	variable.AddCommand(newVariableSetCommand(), newVariableUnsetCommand())
-	svc := &cobra.Command{Use: "service", Short: "Edit a service in the saved manifest"}
-	svc.AddCommand(newServiceSetCommand(), newServiceRenameCommand())
+	svc := &cobra.Command{Use: "service", Short: "Add, edit or remove a service in the saved manifest"}
+	svc.AddCommand(newServiceSetCommand(), newServiceRenameCommand(), newServiceAddCommand(), newServiceRemoveCommand())
 	app.AddCommand(variable, svc)
 	addFieldEditPartCommands(app)
 }

@@ -143,15 +143,9 @@ func newJobSetCommand() *cobra.Command {
 			if cmd.Flags().Changed("timeout-seconds") {
 				j.TimeoutSeconds = manifest.NewInt(timeout)
 			}
-			for _, kv := range env {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return fmt.Errorf("--env %q: write KEY=VALUE (env_invalid)", kv)
-				}
-				if j.Environment == nil {
-					j.Environment = map[string]string{}
-				}
-				j.Environment[k] = v
+			var err error
+			if j.Environment, err = envPairs(env); err != nil {
+				return err
 			}
 			return runFieldEdit(cmd, &f, args, func(cmd *cobra.Command, c *client.Client, args []string, o client.EditOptions) (api.FieldEditResponse, error) {
 				return c.SetJob(cmd.Context(), args[0], j, o)

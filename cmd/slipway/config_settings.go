@@ -61,7 +61,7 @@ func jobsConfig(cfg config.Config, work bool, logger *slog.Logger) jobs.Config {
 	}
 }
 
-// gatewayContainerConfig is the gateway container dev creates, from
+// gatewayContainerConfig is the gateway container serve and dev keep, from
 // [ingress]: published ports, the private listener, the image, the
 // certificate settings handed to the gateway as its SLIPWAY_ACME_* and
 // SLIPWAY_GATEWAY_CERT_DIR variables, and the metrics listener.
@@ -87,7 +87,7 @@ func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 	return gc
 }
 
-// gatewayEnabled says whether dev runs the gateway container:
+// gatewayEnabled says whether serve and dev run the gateway container:
 // ingress.enabled = false turns it off (and the route feed with it, see
 // startDevGateway), SLIPWAY_GATEWAY=off only the container.
 func gatewayEnabled(cfg config.Config) bool {

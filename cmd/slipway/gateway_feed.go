@@ -18,7 +18,6 @@ import (
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
-	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -31,8 +30,9 @@ const (
 	// envGatewayName names the gateway container (default slipway-gateway);
 	// tests run their own.
 	envGatewayName = "SLIPWAY_GATEWAY_NAME"
-	// envGateway=off keeps `slipway dev` from creating the container, like
-	// ingress.enabled = false (gatewayEnabled).
+	// envGateway=off keeps serve and dev from managing the container (an
+	// operator runs the gateway elsewhere); the route feed stays, unlike
+	// with ingress.enabled = false (gatewayEnabled).
 	envGateway = "SLIPWAY_GATEWAY"
 
 	gatewaySocketName   = "gateway.sock"
@@ -57,9 +57,11 @@ type noGateway struct{}
 func (noGateway) ConnectNetwork(context.Context, string) (string, error) { return "", nil }
 func (noGateway) DisconnectNetwork(context.Context, string) error        { return nil }
 
-// startServeGatewayFeed serves the route table for a gateway on this host,
-// unless ingress.enabled is false. The gateway is optional for serve: a
-// socket directory it cannot use is logged, not fatal.
+// startServeGatewayFeed serves the route table for a gateway on this host
+// and keeps that gateway's container (superviseGateway), unless
+// ingress.enabled is false. The gateway is optional for serve: a socket
+// directory it cannot use is logged, not fatal, and leaves the container
+// to whichever control plane serves the socket.
 func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Config, logger *slog.Logger) {
 	if !cfg.Ingress.Enabled {
 		logger.Info("ingress.enabled is false: no gateway route feed")
@@ -68,7 +70,9 @@ func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Conf
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
 	if _, err := startConfiguredGatewayFeed(ctx, st, dir, cfg, logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
+		return
 	}
+	superviseGateway(ctx, st, cfg, dir, logger)
 }
 
 // startConfiguredGatewayFeed is the feed serve and dev run: the unix
@@ -80,9 +84,10 @@ func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string
 }
 
 // startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
-// (and on TCP as serve does, with [ingress] feed_addr) and runs the
-// gateway container from an image built out of this very binary. Without
-// a reachable Docker, dev goes on without a gateway; with ingress.enabled
+// (and on TCP as serve does, with [ingress] feed_addr) and keeps the
+// gateway container as serve does (superviseGateway), from an image built
+// out of this very binary unless [ingress] image is set. Without a
+// reachable Docker, dev goes on without a gateway; with ingress.enabled
 // false it starts neither.
 func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, dataDir string, out io.Writer, logger *slog.Logger) error {
 	if !conf.Ingress.Enabled {
@@ -97,31 +102,8 @@ func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, d
 	if feedAddr != nil {
 		fmt.Fprintf(out, "Gateway route feed also on http://%s (gateway token required)\n", feedAddr)
 	}
-	if !gatewayEnabled(conf) {
-		return nil
-	}
-	cfg := gatewayContainerConfig(conf)
-	cli, err := swarm.NewEngine()
-	if err == nil {
-		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err = cli.Ping(pingCtx)
-		cancel()
-	}
-	if err != nil {
-		logger.Warn("Docker is unreachable: running without the gateway", "err", err)
-		return nil
-	}
-	m := gatewayctl.New(cli, logger, os.Getenv(envGatewayName))
-	if cfg.Image == "" {
-		if cfg.Image, err = m.BuildDevImage(ctx, ""); err != nil {
-			logger.Warn("cannot build the gateway image from this binary (build it static with `make build`): running without the gateway", "err", err)
-			return nil
-		}
-	}
-	cfg.SocketDir = dir
-	cfg.SocketName = gatewaySocketName
-	if _, err := m.EnsureGateway(ctx, cfg); err != nil {
-		logger.Warn("cannot start the gateway container: running without it", "err", err)
+	cfg, running := superviseGateway(ctx, st, conf, dir, logger)
+	if !running {
 		return nil
 	}
 	fmt.Fprintf(out, "Gateway listening on http://127.0.0.1:%d", cfg.HTTPPort)

@@ -27,9 +27,9 @@ func addSecretCommands(app *cobra.Command) {
 	generated := &cobra.Command{
 		Use:     "generated-secret",
 		Aliases: []string{"generated-secrets"},
-		Short:   "List an environment's generated secrets",
+		Short:   "Declare or remove generated secrets, or list an environment's",
 	}
-	generated.AddCommand(newGeneratedSecretListCommand())
+	generated.AddCommand(newGeneratedSecretListCommand(), newGeneratedSecretSetCommand(), newGeneratedSecretRemoveCommand())
 	app.AddCommand(secret, generated)
 }
 

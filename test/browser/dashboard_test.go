@@ -251,6 +251,23 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 			t.Errorf("%s is %s px wide at a 375 px viewport", tab, w)
 		}
 	}
+
+	// Deleting from a filtered list answers with the list filtered the
+	// same way: the only application gone, it says what it filtered by
+	// instead of showing the first-use empty state.
+	run("filtered list",
+		chromedp.Navigate(base+"/applications?q=browser-"+id+"&state=running"),
+		chromedp.WaitVisible(css(`[data-testid="application-row"]`)),
+	)
+	eval("accept the confirmation", `window.confirm = () => true; "ok"`)
+	run("delete from the filtered list",
+		chromedp.Click(css(`[data-testid="application-delete"]`)),
+		chromedp.WaitVisible(css(`[data-testid="applications-no-match"]`)),
+		shot("14-deleted-filtered"),
+	)
+	if got := eval("read the answer", `document.querySelector('[data-testid="applications-no-match"]').textContent + " " + document.querySelector('[data-testid="application-search"]').value`); !strings.Contains(got, "browser-"+id) || !strings.Contains(got, "running") {
+		t.Errorf("after the delete the list says %q, want the search and the state filter kept", got)
+	}
 }
 
 // browserContext starts headless Chromium with a fresh profile.

@@ -2,12 +2,14 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/app/service"
@@ -22,25 +24,41 @@ import (
 // killSteps are the steps the deployment of workerKillManifest records, in
 // the order it runs them: the job before any service rolls out (its
 // service, api, depends on nothing), then api, then web, which depends on
-// api. The job sleeps, so its step is
-// long enough to be caught; capture, prepare, plan, routes and cleanup
-// take milliseconds and are usually over before a poll sees them running.
+// api.
 var killSteps = []string{"capture", "prepare", "plan", "job:migrate", "rollout:api", "rollout:web", "routes", "cleanup"}
 
-// TestWorkerKilledDuringEachStepResumes kills the worker with SIGKILL while
-// each deployment step runs, one deployment (database, team, application)
-// per step, starts another worker, and checks that the deployment
-// completes, that the services run its spec and that its job ran exactly
-// once. A step seen over before it was seen running is skipped, saying so.
+// longSteps last seconds (the job sleeps, the rollouts wait for health),
+// long enough for a poll to see them running and kill the worker halfway.
+// The others take milliseconds.
+var longSteps = map[string]bool{"job:migrate": true, "rollout:api": true, "rollout:web": true}
+
+// TestWorkerKilledDuringEachStepResumes kills the worker with SIGKILL
+// during each deployment step, one deployment (database, team,
+// application) per case, starts another worker, and checks that the
+// deployment completes, that the services run its spec and that its job
+// ran exactly once.
+//
+// Every step is killed at its riskiest moment: its work is done but its
+// end is not recorded, so the next worker finds it still running and must
+// redo it without doing anything twice. A trigger in the test's own
+// database holds the write that records the step's end until the worker
+// is killed, and the write dies with it. The long steps are also killed
+// halfway, once a poll sees them running.
 func TestWorkerKilledDuringEachStepResumes(t *testing.T) {
 	t.Parallel()
 	bin := chaostest.Binary(t)
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
 	for _, step := range killSteps {
-		t.Run(step, func(t *testing.T) {
+		t.Run(step+"/end", func(t *testing.T) {
 			t.Parallel()
-			killWorkerDuring(t, bin, web, job, step)
+			killWorkerDuring(t, bin, web, job, step, true)
 		})
+		if longSteps[step] {
+			t.Run(step+"/midway", func(t *testing.T) {
+				t.Parallel()
+				killWorkerDuring(t, bin, web, job, step, false)
+			})
+		}
 	}
 }
 
@@ -82,9 +100,10 @@ command = ["/app", "--print", "migrated", "--sleep", "6"]
 }
 
 // killWorkerDuring deploys workerKillManifest with a real worker, kills it
-// once step is seen running, and checks that a second worker finishes the
+// during step (atEnd: as the step's end is being recorded; otherwise once
+// a poll sees it running) and checks that a second worker finishes the
 // deployment without running anything twice.
-func killWorkerDuring(t *testing.T, bin, web, job, step string) {
+func killWorkerDuring(t *testing.T, bin, web, job, step string, atEnd bool) {
 	ctx := context.Background()
 	url, st := chaostest.Database(t)
 	workers := river.NewWorkers()
@@ -125,40 +144,43 @@ func killWorkerDuring(t *testing.T, bin, web, job, step string) {
 		}
 		return d, p.Find(step)
 	}
-
-	first := chaostest.StartWorker(t, bin, url, "worker-1")
-	var over *jobs.Step
-	chaostest.WaitFor(t, 3*time.Minute, "step "+step+" to run", func() bool {
-		d, s := deployment()
-		if s != nil && s.State != jobs.StepRunning {
-			over = s
-			return true
-		}
-		if s == nil && d.State.Terminal() {
+	unfinished := func() {
+		if d, s := deployment(); s == nil && d.State.Terminal() {
 			t.Fatalf("deployment finished (%s: %s) without step %s; steps %s", d.State, d.ErrorMessage, step, d.Steps)
 		}
-		return s != nil
-	})
-	if over != nil {
-		took := "unknown time"
-		if over.FinishedAt != nil {
-			took = over.FinishedAt.Sub(over.StartedAt).String()
-		}
-		// Left to finish, so no Docker request of the worker is in flight
-		// when the test's cleanup removes the environment.
-		var d store.Deployment
-		chaostest.WaitFor(t, 4*time.Minute, "the deployment to finish", func() bool {
-			d, _ = deployment()
-			return d.State.Terminal()
-		})
-		if d.State != store.StateSucceeded {
-			t.Fatalf("deployment %s without a kill: %s %s\nsteps %s", d.State, d.ErrorCode, d.ErrorMessage, d.Steps)
-		}
-		t.Skipf("step %s was over (%s, in %s) before a poll saw it running; the worker was not killed during it", step, over.State, took)
 	}
-	first.Kill()
-	_, atKill := deployment()
-	during := atKill.State == jobs.StepRunning
+
+	var during bool
+	var moment string
+	if atEnd {
+		hold := holdStepEnd(t, url, step)
+		first := chaostest.StartWorker(t, bin, url, "worker-1")
+		pid := hold.waitBlocked(t, unfinished)
+		first.Kill()
+		hold.release(t, pid)
+		_, s := deployment()
+		if s == nil || s.State != jobs.StepRunning {
+			t.Fatalf("step %s after the kill: %+v, want it recorded as running", step, s)
+		}
+		during, moment = true, "as "+step+"'s end was being recorded"
+	} else {
+		first := chaostest.StartWorker(t, bin, url, "worker-1")
+		var over *jobs.Step
+		chaostest.WaitFor(t, 3*time.Minute, "step "+step+" to run", func() bool {
+			unfinished()
+			_, s := deployment()
+			if s != nil && s.State != jobs.StepRunning {
+				over = s
+			}
+			return s != nil
+		})
+		if over != nil {
+			t.Fatalf("step %s was over (%s) before a poll saw it running: it is not a long step", step, over.State)
+		}
+		first.Kill()
+		_, atKill := deployment()
+		during, moment = atKill.State == jobs.StepRunning, "during "+step
+	}
 
 	chaostest.StartWorker(t, bin, url, "worker-2")
 	var final store.Deployment
@@ -174,9 +196,98 @@ func killWorkerDuring(t *testing.T, bin, web, job, step string) {
 	}
 	checkServicesRun(t, dep.EnvironmentID, dep.ID, map[string]uint64{"api": 1, "web": 3})
 	if !during {
-		t.Skipf("step %s ended (%s) between the poll and the kill: the deployment resumed, but the worker was not killed during the step", step, atKill.State)
+		t.Skipf("step %s ended between the poll and the kill: the deployment resumed, but the worker was not killed during the step", step)
 	}
-	summary.Fault(t, "worker SIGKILLed during "+step, "deployment %s resumed and succeeded, its job ran once", dep.ID)
+	summary.Fault(t, "worker SIGKILLed "+moment, "deployment %s resumed and succeeded, its job ran once", dep.ID)
+}
+
+// stepEndHoldKey is the advisory lock a stepEndHold takes; each test has
+// a database of its own, so one key serves them all.
+const stepEndHoldKey = 71401
+
+// stepEndHold makes the worker block, inside the write that records a
+// step's end, on an advisory lock the test holds.
+type stepEndHold struct {
+	conn *pgx.Conn
+}
+
+// holdStepEnd installs, in the test's own database, a trigger that makes
+// the update recording step's end wait for the lock, and takes the lock.
+func holdStepEnd(t *testing.T, url, step string) *stepEndHold {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	ended := `jsonb_path_exists(%s.steps, '$[*] ? (@.name == $s && @.state != "running")', jsonb_build_object('s', TG_ARGV[0]))`
+	stmts := []string{
+		`CREATE FUNCTION chaos_hold_step_end() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF ` + fmt.Sprintf(ended, "NEW") + ` AND NOT ` + fmt.Sprintf(ended, "OLD") + ` THEN
+				PERFORM pg_advisory_xact_lock(TG_ARGV[1]::bigint);
+			END IF;
+			RETURN NEW;
+		END $$`,
+		fmt.Sprintf(`CREATE TRIGGER chaos_hold_step_end BEFORE UPDATE OF steps ON deployments
+			FOR EACH ROW EXECUTE FUNCTION chaos_hold_step_end('%s', '%d')`, step, stepEndHoldKey),
+		fmt.Sprintf(`SELECT pg_advisory_lock(%d)`, stepEndHoldKey),
+	}
+	for _, q := range stmts {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return &stepEndHold{conn: conn}
+}
+
+// waitBlocked waits for a session to wait on the lock and returns its
+// backend's pid; check fails the test early when waiting is pointless.
+func (h *stepEndHold) waitBlocked(t *testing.T, check func()) (pid int32) {
+	t.Helper()
+	chaostest.WaitFor(t, 3*time.Minute, "the worker to record the step's end", func() bool {
+		check()
+		err := h.conn.QueryRow(context.Background(), `
+			SELECT pid FROM pg_locks
+			WHERE locktype = 'advisory' AND NOT granted AND objid = $1
+			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			LIMIT 1`, stepEndHoldKey).Scan(&pid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	})
+	return pid
+}
+
+// release ends the killed worker's blocked session, as Postgres would
+// once it noticed the connection was gone, so its write is lost; then it
+// removes the trigger and lets go of the lock.
+func (h *stepEndHold) release(t *testing.T, pid int32) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := h.conn.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	chaostest.WaitFor(t, 30*time.Second, "the killed worker's session to end", func() bool {
+		var n int
+		if err := h.conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 0
+	})
+	for _, q := range []string{
+		`DROP TRIGGER chaos_hold_step_end ON deployments`,
+		fmt.Sprintf(`SELECT pg_advisory_unlock(%d)`, stepEndHoldKey),
+	} {
+		if _, err := h.conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
 
 // checkServicesRun checks what the environment holds on the Swarm: exactly

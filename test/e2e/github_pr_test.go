@@ -190,6 +190,93 @@ func (d *ghDashboard) do(method, path string, form url.Values) (*http.Response, 
 	return resp, string(b)
 }
 
+// ghDev is `slipway dev` with its own gateway, wired to a fake GitHub
+// whose installation holds the repository at repoURL and is bound to the
+// dev team through Connect GitHub and the setup callback.
+type ghDev struct {
+	base, token string
+	gwPort      int
+	fake        *githubtest.Server
+	secret      []byte // the webhook secret
+	pool        *pgxpool.Pool
+	dash        *ghDashboard
+	setupState  string // the state the setup callback consumed
+}
+
+func startGitHubDev(t *testing.T, bin, gatewayName, dir, repoURL string) *ghDev {
+	t.Helper()
+	fake := githubtest.New(t)
+	fake.AddInstallation(ghInstallation, "acme", githubtest.Repo{ID: ghRepoID, FullName: ghRepo, CloneURL: repoURL})
+	keyFile, secretFile := filepath.Join(dir, "app.pem"), filepath.Join(dir, "webhook-secret")
+	ghMust(t, os.WriteFile(keyFile, fake.KeyPEM, 0o600))
+	ghMust(t, os.WriteFile(secretFile, []byte(fake.WebhookSecret), 0o600))
+
+	dbURL := storetest.NewDatabaseURL(t)
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	ghMust(t, err)
+	t.Cleanup(pool.Close)
+
+	tokenFile := filepath.Join(dir, "token")
+	gwPort := freePort(t)
+	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
+	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"),
+		"DATABASE_URL="+dbURL,
+		"SLIPWAY_IMAGES_PULL=false",
+		"SLIPWAY_GATEWAY_NAME="+gatewayName,
+		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gwPort),
+		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
+		"SLIPWAY_PUBLIC_URL=http://slipway.e2e.test",
+		"SLIPWAY_GITHUB_API_URL="+fake.URL,
+		"SLIPWAY_GITHUB_APP_ID="+strconv.FormatInt(fake.AppID, 10),
+		"SLIPWAY_GITHUB_APP_SLUG="+fake.Slug,
+		"SLIPWAY_GITHUB_PRIVATE_KEY_FILE="+keyFile,
+		"SLIPWAY_GITHUB_WEBHOOK_SECRET_FILE="+secretFile,
+	)
+	base := startDev(t, cmd, tokenFile)
+	raw, err := os.ReadFile(tokenFile)
+	ghMust(t, err)
+
+	// Connect GitHub: the setup callback binds the installation with the
+	// state Connect GitHub signed.
+	dash := newGHDashboard(t, store.New(pool), base)
+	if resp, body := dash.do(http.MethodGet, "/github", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /github: %d %.500s", resp.StatusCode, body)
+	}
+	resp, _ := dash.do(http.MethodPost, "/github/connect", url.Values{})
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode != http.StatusSeeOther || loc.Query().Get("state") == "" {
+		t.Fatalf("Connect GitHub: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	state := loc.Query().Get("state")
+	if resp, body := dash.do(http.MethodGet, "/github/setup?installation_id="+strconv.FormatInt(ghInstallation, 10)+"&state="+url.QueryEscape(state), nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("setup callback: %d %.500s", resp.StatusCode, body)
+	}
+	return &ghDev{
+		base: base, token: strings.TrimSpace(string(raw)), gwPort: gwPort, fake: fake,
+		secret: []byte(fake.WebhookSecret), pool: pool, dash: dash, setupState: state,
+	}
+}
+
+// connectApplication applies an empty application named appName and
+// connects it to the repository from the GitHub page, returning its id.
+func (g *ghDev) connectApplication(t *testing.T, appName string) string {
+	t.Helper()
+	var applied struct {
+		Application struct {
+			ID string `json:"id"`
+		} `json:"application"`
+	}
+	api(t, "POST", g.base+"/api/v1/applications/apply", g.token, "application/toml",
+		"api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n[metadata]\nname = \""+appName+"\"\n", &applied)
+	g.dash.do(http.MethodGet, "/github", nil)
+	if resp, body := g.dash.do(http.MethodPost, "/github/repositories/connect", url.Values{
+		"installation_id": {strconv.FormatInt(ghInstallation, 10)}, "repository_id": {strconv.FormatInt(ghRepoID, 10)}, "application": {applied.Application.ID},
+	}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("connect repository: %d %.1000s", resp.StatusCode, body)
+	}
+	return applied.Application.ID
+}
+
 // ghPullRequest is a signed pull_request delivery.
 func ghPullRequest(action string, number int, branch, sha, author string, headRepo int64) []byte {
 	b, _ := json.Marshal(map[string]any{
@@ -270,75 +357,14 @@ func TestGitHub_PullRequestPreviewLifecycle(t *testing.T) {
 	repo.commit("main", ghManifest(appName, image), "main")
 	sha1 := repo.commit("feature", ghManifest(appName, image)+"\n# feature 1\n", "feature 1")
 
-	fake := githubtest.New(t)
-	fake.AddInstallation(ghInstallation, "acme", githubtest.Repo{ID: ghRepoID, FullName: ghRepo, CloneURL: repo.url()})
+	gh := startGitHubDev(t, bin, gatewayName, dir, repo.url())
+	fake, pool, base, token, gwPort, secret := gh.fake, gh.pool, gh.base, gh.token, gh.gwPort, gh.secret
 	fake.SetPermission(ghRepo, "wendy", "write")
-	keyFile, secretFile := filepath.Join(dir, "app.pem"), filepath.Join(dir, "webhook-secret")
-	ghMust(t, os.WriteFile(keyFile, fake.KeyPEM, 0o600))
-	ghMust(t, os.WriteFile(secretFile, []byte(fake.WebhookSecret), 0o600))
-	secret := []byte(fake.WebhookSecret)
-
-	dbURL := storetest.NewDatabaseURL(t)
-	pool, err := pgxpool.New(context.Background(), dbURL)
-	ghMust(t, err)
-	t.Cleanup(pool.Close)
-	st := store.New(pool)
-
-	tokenFile := filepath.Join(dir, "token")
-	gwPort := freePort(t)
-	cmd := exec.Command(bin, "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--bootstrap-token-file", tokenFile)
-	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL"),
-		"DATABASE_URL="+dbURL,
-		"SLIPWAY_IMAGES_PULL=false",
-		"SLIPWAY_GATEWAY_NAME="+gatewayName,
-		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gwPort),
-		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
-		"SLIPWAY_PUBLIC_URL=http://slipway.e2e.test",
-		"SLIPWAY_GITHUB_API_URL="+fake.URL,
-		"SLIPWAY_GITHUB_APP_ID="+strconv.FormatInt(fake.AppID, 10),
-		"SLIPWAY_GITHUB_APP_SLUG="+fake.Slug,
-		"SLIPWAY_GITHUB_PRIVATE_KEY_FILE="+keyFile,
-		"SLIPWAY_GITHUB_WEBHOOK_SECRET_FILE="+secretFile,
-	)
-	base := startDev(t, cmd, tokenFile)
-	raw, err := os.ReadFile(tokenFile)
-	ghMust(t, err)
-	token := strings.TrimSpace(string(raw))
-
-	// Connect GitHub: the setup callback binds the installation with the
-	// state Connect GitHub signed.
-	dash := newGHDashboard(t, st, base)
-	if resp, body := dash.do(http.MethodGet, "/github", nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /github: %d %.500s", resp.StatusCode, body)
-	}
-	resp, _ := dash.do(http.MethodPost, "/github/connect", url.Values{})
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || resp.StatusCode != http.StatusSeeOther || loc.Query().Get("state") == "" {
-		t.Fatalf("Connect GitHub: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	state := loc.Query().Get("state")
-	if resp, body := dash.do(http.MethodGet, "/github/setup?installation_id="+strconv.FormatInt(ghInstallation, 10)+"&state="+url.QueryEscape(state), nil); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("setup callback: %d %.500s", resp.StatusCode, body)
-	}
-	// A replayed callback binds nothing more and is refused.
-	if resp, _ := dash.do(http.MethodGet, "/github/setup?installation_id="+strconv.FormatInt(ghInstallation, 10)+"&state="+url.QueryEscape(state), nil); resp.StatusCode != http.StatusBadRequest {
+	// A replayed setup callback binds nothing more and is refused.
+	if resp, _ := gh.dash.do(http.MethodGet, "/github/setup?installation_id="+strconv.FormatInt(ghInstallation, 10)+"&state="+url.QueryEscape(gh.setupState), nil); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("replayed setup callback: %d, want 400", resp.StatusCode)
 	}
-
-	// The application, connected to the repository from the GitHub page.
-	var applied struct {
-		Application struct {
-			ID string `json:"id"`
-		} `json:"application"`
-	}
-	api(t, "POST", base+"/api/v1/applications/apply", token, "application/toml",
-		"api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n[metadata]\nname = \""+appName+"\"\n", &applied)
-	dash.do(http.MethodGet, "/github", nil)
-	if resp, body := dash.do(http.MethodPost, "/github/repositories/connect", url.Values{
-		"installation_id": {strconv.FormatInt(ghInstallation, 10)}, "repository_id": {strconv.FormatInt(ghRepoID, 10)}, "application": {applied.Application.ID},
-	}); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("connect repository: %d %.1000s", resp.StatusCode, body)
-	}
+	gh.connectApplication(t, appName)
 
 	// A forged signature is refused before anything is stored.
 	opened := ghPullRequest("opened", 7, "feature", sha1, "wendy", ghRepoID)

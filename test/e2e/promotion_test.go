@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 	"github.com/riverqueue/river"
 
@@ -170,28 +168,9 @@ func hasCode(err error, code string) bool {
 // container).
 func runningImage(t *testing.T, cli *client.Client, envID string) string {
 	t.Helper()
-	ctx := context.Background()
-	services, err := cli.ServiceList(ctx, swarm.ServiceListOptions{
-		Filters: filters.NewArgs(filters.Arg("label", slwswarm.LabelEnv+"="+envID), filters.Arg("label", slwswarm.LabelService+"=web")),
-	})
-	if err != nil || len(services) != 1 {
-		t.Fatalf("production web services: %d, %v", len(services), err)
+	svc, running := runningContainers(t, cli, envID, "web")
+	if len(running) == 0 {
+		t.Fatalf("production web (%s, image %s) has no running task", svc.Spec.Name, svc.Spec.TaskTemplate.ContainerSpec.Image)
 	}
-	tasks, err := cli.TaskList(ctx, swarm.TaskListOptions{Filters: filters.NewArgs(
-		filters.Arg("service", services[0].ID), filters.Arg("desired-state", "running"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, task := range tasks {
-		if task.Status.State != swarm.TaskStateRunning || task.Status.ContainerStatus == nil {
-			continue
-		}
-		c, err := cli.ContainerInspect(ctx, task.Status.ContainerStatus.ContainerID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Image
-	}
-	t.Fatalf("production web (%s, image %s) has no running task", services[0].Spec.Name, services[0].Spec.TaskTemplate.ContainerSpec.Image)
-	return ""
+	return running[0].Image
 }

@@ -103,12 +103,19 @@ func (b *secretsBundle) deploy(t *testing.T, doc string, stored ...string) store
 		EnvironmentID: b.env.ID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test",
 	})
 	secretsMust(t, err)
-	actx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	return b.advance(t, d.ID)
+}
+
+// advance runs every remaining step of deployment id, as the worker
+// would; it must succeed.
+func (b *secretsBundle) advance(t *testing.T, id string) store.Deployment {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := b.pipeline.Advance(actx, b.team.ID, d.ID); err != nil {
+	if err := b.pipeline.Advance(ctx, b.team.ID, id); err != nil {
 		t.Fatalf("advance: %v", err)
 	}
-	d, err = b.st.GetDeployment(ctx, b.team.ID, d.ID)
+	d, err := b.st.GetDeployment(ctx, b.team.ID, id)
 	secretsMust(t, err)
 	if d.State != store.StateSucceeded {
 		t.Fatalf("deployment %s (%s: %s)\nsteps: %s", d.State, d.ErrorCode, d.ErrorMessage, d.Steps)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
@@ -27,7 +28,6 @@ import (
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
-	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -40,7 +40,7 @@ import (
 
 // observedStatus is the API's status view over the real Swarm, as serve
 // wires it (cmd/slipway/runtime_status.go), reduced to what a response
-// carries.
+// carries and what a promotion checks of its source.
 type observedStatus struct{ driver *swarm.Driver }
 
 func (o observedStatus) ServiceStatus(ctx context.Context, envID string) ([]api.ServiceStatus, error) {
@@ -50,18 +50,28 @@ func (o observedStatus) ServiceStatus(ctx context.Context, envID string) ([]api.
 	}
 	var out []api.ServiceStatus
 	for _, st := range swarm.States(obs) {
+		health := "starting"
+		switch {
+		case st.Failed:
+			health = "failed"
+		case st.Converged:
+			health = "healthy"
+		}
 		out = append(out, api.ServiceStatus{Service: st.Service, Name: st.Name, Image: st.Image, Deployment: st.Deployment,
-			Desired: st.Desired, Running: st.Running, UpdateState: st.UpdateState, LastError: st.Reason})
+			Desired: st.Desired, Running: st.Running, Health: health, UpdateState: st.UpdateState, LastError: st.Reason})
 	}
 	return out, nil
 }
 
-// scanner looks for secret values in every output it is shown.
+// scanner looks for secret values in every output it is shown, and
+// notes which outputs carry each marker, a value that is not secret.
 type scanner struct {
-	t       *testing.T
-	needles map[string]string // encoded form -> description
-	scanned int
-	hits    int
+	t        *testing.T
+	needles  map[string]string // encoded form -> description
+	scanned  int
+	hits     int
+	markers  []string
+	carriers map[string][]string // marker -> where it was seen
 }
 
 // add registers value in raw, hex and base64 forms.
@@ -105,10 +115,27 @@ func (s *scanner) found(text string) []string {
 func (s *scanner) scan(where, text string) {
 	s.t.Helper()
 	s.scanned++
+	for _, m := range s.markers {
+		if strings.Contains(text, m) {
+			s.carriers[m] = append(s.carriers[m], where)
+		}
+	}
 	for _, what := range s.found(text) {
 		s.hits++
 		s.t.Errorf("%s shows %s", where, what)
 	}
+}
+
+// wantCarried fails the test unless an output whose description starts
+// with prefix carried marker.
+func (s *scanner) wantCarried(marker, prefix string) {
+	s.t.Helper()
+	for _, where := range s.carriers[marker] {
+		if strings.HasPrefix(where, prefix) {
+			return
+		}
+	}
+	s.t.Errorf("no scanned output %q… carried %q, so a secret there would go unnoticed; carriers: %v", prefix, marker, s.carriers[marker])
 }
 
 // selfCheck is the scanner's positive control: each value, embedded in
@@ -129,18 +156,25 @@ func (s *scanner) selfCheck(values map[string][]byte) {
 	}
 }
 
-// TestSecrets_NeverShown sets a stored and a generated secret, deploys them
-// on the real Swarm through the real pipeline (a success, a failing
-// deployment, and the automatic rollback that restores the first), then
-// scans every API response and dashboard page of the application, every
-// row of every table, the pipeline's log, and the raw `docker service
-// inspect` of every service for the values.
+// TestSecrets_NeverShown sets stored and generated secrets and deploys
+// them on the real Swarm through the real pipeline: a success, a failing
+// deployment and the automatic rollback that restores the first; a
+// promotion of staging to production through the API, and one refused
+// with secrets_unavailable (API and dashboard); a preview whose first
+// deployment fails with secret_access_denied and whose redeployment mounts
+// a stored secret allowing previews. Then it scans every response of
+// those steps, every GET route of the API and the dashboard aimed at both
+// applications, their environments, preview and deployments, every row of
+// every table, the captured log of the pipeline, driver, API and
+// dashboard, and the raw `docker service inspect` of every service for
+// the values. A canary in a plain environment variable must turn up in
+// those outputs, so they are shown to carry what a leak would.
 func TestSecrets_NeverShown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
 	cli := swarmtest.Client(t)
-	// One logger for the pipeline and the driver, as the worker wires them.
+	// One logger for the pipeline, the driver, the API and the dashboard.
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	driver := swarm.NewDriver(cli, logger)
@@ -154,30 +188,40 @@ func TestSecrets_NeverShown(t *testing.T) {
 	}
 	svc := secrets.New(st, kr)
 	runtime := observedStatus{driver: driver}
+	// What the API and the dashboard queue, advanced here by the pipeline.
+	q := &recordingJobs{}
 
 	previews := &service.Previews{Store: st, Limits: service.PreviewLimits{MaxPerApplication: 5, MaxTotal: 50}}
-	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler), Runtime: runtime, Previews: previews}))
+	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: q, Runtime: runtime, Logs: runtime, Secrets: svc, Previews: previews}))
 	s.apiApp = fiber.New()
-	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: slog.New(slog.DiscardHandler), Now: time.Now, Runtime: runtime, Secrets: svc, Previews: previews})
+	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: logger, Now: time.Now, Jobs: q, Runtime: runtime, Secrets: svc, Previews: previews})
 
 	id := swarmtest.ID()
 	application, err := st.CreateApplication(ctx, s.team.ID, "sec-"+id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	staging, err := st.CreateEnvironment(ctx, s.team.ID, store.EnvironmentParams{
+		ApplicationID: application.ID, Kind: store.KindEnvironment, Name: "staging", Slug: "staging",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	env, err := st.CreateEnvironment(ctx, s.team.ID, store.EnvironmentParams{
-		ApplicationID: application.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production",
+		ApplicationID: application.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production", PromoteFrom: staging.ID,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+env.ID)
+	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+staging.ID)
 
-	sc := &scanner{t: t, needles: map[string]string{}}
-	var rnd [16]byte
-	_, _ = rand.Read(rnd[:])
-	stored := "s3cr3t-" + hex.EncodeToString(rnd[:])
+	stored, pvStored, canary := distinctive("s3cr3t-"), distinctive("pv-s3cr3t-"), distinctive("canary-")
+	// The web image prints "listening on" at start: the logs pages carry it.
+	const started = "listening on"
+	sc := &scanner{t: t, needles: map[string]string{}, markers: []string{canary, started}, carriers: map[string][]string{}}
 	sc.add("stored secret", []byte(stored))
+	sc.add("preview's stored secret", []byte(pvStored))
 	if _, err := svc.Set(ctx, s.team.ID, application.ID, "db-password", []byte(stored), "user:"+s.user.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +232,7 @@ func TestSecrets_NeverShown(t *testing.T) {
 		Driver:             driver,
 		Images:             image.NewResolver(cli, false),
 		Secrets:            secrets.NewSource(st, kr),
+		AllowFileURLs:      true, // the preview's repository is file://
 		ConvergenceTimeout: 90 * time.Second,
 		Metrics:            metrics.New(nil),
 		Log:                logger,
@@ -196,6 +241,7 @@ func TestSecrets_NeverShown(t *testing.T) {
 			return nil
 		},
 	}
+	advanceID := func(depID string) store.Deployment { return advance(t, pipeline, st, s.team.ID, depID) }
 	web := swarmtest.Image(t, "web")
 	good := fmt.Sprintf(`
 api_version = "slipway.dev/v1alpha1"
@@ -218,6 +264,7 @@ type = "image"
 image = %q
 [spec.services.environment]
 VERSION = "one"
+CANARY = %q
 [spec.services.healthcheck]
 type = "http"
 port = 8080
@@ -228,94 +275,177 @@ retries = 2
 
 [spec.environments.production]
 rollback = "automatic"
-`, application.Name, web)
-	deploy := func(doc string) store.Deployment {
+`, application.Name, web, canary)
+	deploy := func(target store.Environment, doc string) store.Deployment {
 		t.Helper()
-		m, err := manifest.Decode([]byte(doc), "toml")
+		rev := saveManifest(t, st, s.team.ID, application.ID, doc)
+		d, err := st.CreateDeployment(ctx, s.team.ID, store.DeploymentParams{EnvironmentID: target.ID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if errs := manifest.Validate(m, manifest.ValidateOptions{StoredSecretNames: []string{"db-password"}}); len(errs) > 0 {
-			t.Fatalf("manifest invalid: %v", errs)
-		}
-		raw, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rev, err := st.CreateManifestRevision(ctx, s.team.ID, application.ID, store.RevisionParams{Manifest: raw, Source: doc, Author: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := st.CreateDeployment(ctx, s.team.ID, store.DeploymentParams{EnvironmentID: env.ID, Revision: rev.Revision, Origin: store.OriginBuild, Actor: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return advance(t, pipeline, st, s.team.ID, d.ID)
+		return advanceID(d.ID)
 	}
 
-	first := deploy(good)
+	first := deploy(env, good)
 	wantDeployState(t, first, store.StateSucceeded)
 	// The generated value exists only now; open it the way the worker does.
 	generated := capturedValues(t, svc, s.team.ID, env, first)
 	if len(generated) < 2 {
 		t.Fatalf("captured %d secret values, want db-password and session-key", len(generated))
 	}
+	values := map[string][]byte{}
 	for name, v := range generated {
 		sc.add(name, v.Value)
+		values["production "+name] = v.Value
 	}
 	if string(generated["db-password"].Value) != stored {
 		t.Fatal("the deployment captured a different db-password value")
 	}
 
-	second := deploy(strings.Replace(good, `VERSION = "one"`, "VERSION = \"two\"\nHEALTHY = \"false\"", 1))
+	second := deploy(env, strings.Replace(good, `VERSION = "one"`, "VERSION = \"two\"\nHEALTHY = \"false\"", 1))
 	wantDeployState(t, second, store.StateFailed)
 	if len(enqueued) != 1 {
 		t.Fatalf("want one rollback queued after the failure, got %v", enqueued)
 	}
-	restore := advance(t, pipeline, st, s.team.ID, enqueued[0].DeploymentID)
+	restore := advanceID(enqueued[0].DeploymentID)
 	wantDeployState(t, restore, store.StateSucceeded)
 	if restore.RestoredFrom != first.ID {
 		t.Fatalf("rollback restored %s, want %s", restore.RestoredFrom, first.ID)
 	}
 
-	sc.selfCheck(map[string][]byte{"db-password": generated["db-password"].Value, "session-key": generated["session-key"].Value})
+	// Staging gets its own generated session-key, then production
+	// receives staging's release.
+	staged := deploy(staging, good)
+	wantDeployState(t, staged, store.StateSucceeded)
+	for name, v := range capturedValues(t, svc, s.team.ID, staging, staged) {
+		sc.add("staging "+name, v.Value)
+		values["staging "+name] = v.Value
+	}
+	promoted := promoteSteps(t, sc, s, q, advanceID, application, env, staged)
 
-	// Every GET route of the API and the dashboard, aimed at this
-	// application and each of its deployments.
-	// A preview of the application, so the preview pages are scanned too.
-	preview, err := st.CreateEnvironment(ctx, s.team.ID, store.EnvironmentParams{
-		ApplicationID: application.ID, Kind: store.KindPreview, Name: "sec-preview", Slug: "sec-preview", Branch: "feature",
-	})
+	// A repository-backed application with a preview of branch feature.
+	pvApp, err := st.CreateApplication(ctx, s.team.ID, "secpv-"+id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	apiFill := map[string]string{"app": application.Name, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web", "slug": preview.Slug}
-	pageFill := map[string]string{"app": application.ID, "env": env.Name, "environment": env.ID, "name": "db-password", "service": "web", "slug": preview.Slug}
-	scanRoutes(t, sc, s, apiFill, pageFill, []string{first.ID, second.ID, restore.ID})
+	pvDoc := fmt.Sprintf(`
+api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+[metadata]
+name = %q
+
+[[spec.secrets]]
+name = "pv-session"
+generate = { type = "random", bytes = 32 }
+
+[[spec.services]]
+name = "web"
+secrets = [
+  { name = "pv-token", target = "/run/secrets/pv-token" },
+  { name = "pv-session", target = "/run/secrets/pv-session" },
+]
+[spec.services.source]
+type = "image"
+image = %q
+[spec.services.environment]
+CANARY = %q
+[spec.services.healthcheck]
+type = "http"
+port = 8080
+path = "/health"
+interval_seconds = 1
+timeout_seconds = 1
+retries = 2
+`, pvApp.Name, web, canary)
+	saveManifest(t, st, s.team.ID, pvApp.ID, fmt.Sprintf(`
+api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+[metadata]
+name = %q
+[spec.manifest]
+path = "slipway.toml"
+repository = { url = %q, branch = "main" }
+`, pvApp.Name, previewRepository(t, pvDoc)))
+	preview, pvDeployments := previewSteps(t, sc, s, q, advanceID, pvApp, pvStored)
+	pvValues := capturedValues(t, svc, s.team.ID, preview, pvDeployments[1])
+	if string(pvValues["pv-token"].Value) != pvStored || len(pvValues["pv-session"].Value) == 0 {
+		t.Fatalf("the preview captured %d values, want pv-token and its own pv-session", len(pvValues))
+	}
+	for name, v := range pvValues {
+		sc.add("preview "+name, v.Value)
+		values["preview "+name] = v.Value
+	}
+
+	sc.selfCheck(values)
+
+	// Every GET route of the API and the dashboard, aimed at each
+	// application, its environments or preview, and each of its
+	// deployments.
+	// (The first application has no preview: its :slug routes answer 404.)
+	for _, target := range []store.Environment{env, staging} {
+		fill := func(ref string) map[string]string {
+			return map[string]string{"app": ref, "env": target.Name, "environment": target.ID, "environment_name": target.Name,
+				"name": "db-password", "service": "web", "slug": preview.Slug}
+		}
+		scanRoutes(t, sc, s, fill(application.Name), fill(application.ID), []string{first.ID, second.ID, restore.ID, staged.ID, promoted.ID})
+	}
+	pvFill := func(ref string) map[string]string {
+		return map[string]string{"app": ref, "env": preview.Slug, "environment": preview.ID, "environment_name": preview.Name,
+			"name": "pv-token", "service": "web", "slug": preview.Slug}
+	}
+	scanRoutes(t, sc, s, pvFill(pvApp.Name), pvFill(pvApp.ID), []string{pvDeployments[0].ID, pvDeployments[1].ID})
 
 	// Every row of every table, as text.
 	scanTables(t, sc, st)
 
-	sc.scan("pipeline log", logs.String())
-	t.Logf("pipeline and driver logged %d bytes", logs.Len())
+	sc.scan("captured log", logs.String())
+	t.Logf("pipeline, driver, API and dashboard logged %d bytes", logs.Len())
 
-	// docker service inspect, raw, for every service of the environment.
-	list, err := cli.ServiceList(ctx, dockerswarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+env.ID))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list) == 0 {
-		t.Fatal("no services to inspect")
-	}
-	for _, sv := range list {
-		_, raw, err := cli.ServiceInspectWithRaw(ctx, sv.ID, dockerswarm.ServiceInspectOptions{InsertDefaults: true})
+	// docker service inspect, raw, for every service of each environment
+	// and the preview.
+	for _, e := range []store.Environment{env, staging, preview} {
+		list, err := cli.ServiceList(ctx, dockerswarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+e.ID))})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc.scan("docker service inspect "+sv.Spec.Name, string(raw))
+		if len(list) == 0 {
+			t.Fatalf("no services of %s to inspect", e.Name)
+		}
+		for _, sv := range list {
+			_, raw, err := cli.ServiceInspectWithRaw(ctx, sv.ID, dockerswarm.ServiceInspectOptions{InsertDefaults: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.scan("docker service inspect "+e.Name+" "+sv.Spec.Name, string(raw))
+		}
+	}
+
+	// The negative control: the outputs scanned do carry the manifest's
+	// data and the containers' output, so a secret placed there would have
+	// been found. (Preview pages show no rendered manifest; the preview's
+	// is in its deployment row and its service spec.)
+	for _, where := range []string{
+		"docker service inspect production", "docker service inspect staging", "docker service inspect " + preview.Name,
+		"table public.deployments", "GET /api/v1/deployments/", "GET /applications/" + application.ID + "/deployments/",
+	} {
+		sc.wantCarried(canary, where)
+	}
+	for _, e := range []store.Environment{env, staging, preview} {
+		app := application.ID
+		if e.ID == preview.ID {
+			app = pvApp.ID
+		}
+		sc.wantCarried(started, "GET /applications/"+app+"/environments/"+e.Name+"/services/web/logs")
 	}
 
 	summary.Line(t, "secrets: %d hits in %d scanned outputs", sc.hits, sc.scanned)
+}
+
+// distinctive is prefix and 32 random hex digits.
+func distinctive(prefix string) string {
+	var rnd [16]byte
+	_, _ = rand.Read(rnd[:])
+	return prefix + hex.EncodeToString(rnd[:])
 }
 
 func advance(t *testing.T, p *jobs.Pipeline, st *store.Store, teamID, id string) store.Deployment {
@@ -365,7 +495,9 @@ var routeParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
 // scanRoutes requests every GET route of the API and the dashboard with
 // fill's values, once per deployment id for routes naming one.
-// The API addresses applications by name, the dashboard by id.
+// The API addresses applications by name, the dashboard by id. Dashboard
+// routes take :environment as an id (promote) or a name (logs), so those
+// are walked with pageFill's "environment_name" too.
 func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string]string, deployments []string) {
 	t.Helper()
 	seen := 0
@@ -374,6 +506,9 @@ func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string
 			// The dashboard app also mounts the API; it is walked through
 			// apiApp, which has the secret store.
 			if rt.Method != http.MethodGet || strings.HasPrefix(rt.Path, "/static") || f == s.f && strings.HasPrefix(rt.Path, "/api/") {
+				continue
+			}
+			if fill["only"] != "" && !strings.Contains(rt.Path, fill["only"]) {
 				continue
 			}
 			ids := []string{""}
@@ -414,10 +549,16 @@ func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string
 	// GET /applications/:app takes only the id (the other API routes take
 	// either), so the API is walked by id too.
 	walk(s.apiApp, pageFill, apiGet)
-	walk(s.f, pageFill, func(path string) (int, string) {
+	pageGet := func(path string) (int, string) {
 		r := s.get(t, path)
 		return r.status, r.body
-	})
+	}
+	walk(s.f, pageFill, pageGet)
+	if name := pageFill["environment_name"]; name != "" {
+		byName := maps.Clone(pageFill)
+		byName["environment"], byName["only"] = name, ":environment"
+		walk(s.f, byName, pageGet)
+	}
 	if seen < 20 {
 		t.Errorf("scanned only %d routes", seen)
 	}

@@ -1,16 +1,24 @@
 package acmetest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"io"
 	"log"
+	"math/big"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/letsencrypt/pebble/v2/ca"
 	"github.com/letsencrypt/pebble/v2/db"
@@ -30,8 +38,10 @@ type Server struct {
 	// DirectoryCAFile is a PEM file trusting the directory's own TLS
 	// certificate (ingress.TLSOptions.ACMECARoot).
 	DirectoryCAFile string
-	// Roots trusts the certificates Pebble issues.
+	// Roots trusts the certificates Pebble issues; Root is the one
+	// certificate in it.
 	Roots *x509.CertPool
+	Root  *x509.Certificate
 }
 
 // Start starts Pebble, validating against 127.0.0.1:httpPort (HTTP-01)
@@ -39,20 +49,62 @@ type Server struct {
 // (t.Setenv) before calling it, or every validation waits up to 5 s.
 func Start(t testing.TB, httpPort, tlsPort int) *Server {
 	t.Helper()
+	return StartAt(t, net.IPv4(127, 0, 0, 1), httpPort, tlsPort)
+}
+
+// StartAt is Start with the ACME directory listening on ip, under a TLS
+// certificate for that address, so a gateway in a container can reach it
+// through a host address (its bridge network's gateway). Validation still
+// goes to 127.0.0.1, where the container's ports are published.
+func StartAt(t testing.TB, ip net.IP, httpPort, tlsPort int) *Server {
+	t.Helper()
 	logger := log.New(io.Discard, "", 0)
 	store := db.NewMemoryStore()
 	authority := ca.New(logger, store, "", "ecdsa", 0, 1, map[string]ca.Profile{"default": {Description: "default"}})
 	validator := va.New(logger, httpPort, tlsPort, false, loopbackDNS(t), store)
 	front := wfe.New(logger, store, validator, authority, []string{"pebble.letsencrypt.org"}, false, false, 0, 0)
-	srv := httptest.NewTLSServer(front.Handler())
-	t.Cleanup(srv.Close)
-	caFile := filepath.Join(t.TempDir(), "acme-server.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+	cert := directoryCert(t, ip)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: front.Handler()}, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(t.TempDir(), "acme-server.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := authority.GetRootCert(0).Cert
 	roots := x509.NewCertPool()
-	roots.AddCert(authority.GetRootCert(0).Cert)
-	return &Server{Directory: srv.URL + wfe.DirectoryPath, DirectoryCAFile: caFile, Roots: roots}
+	roots.AddCert(root)
+	return &Server{Directory: srv.URL + wfe.DirectoryPath, DirectoryCAFile: caFile, Roots: roots, Root: root}
+}
+
+// directoryCert makes a self-signed certificate for ip, which is also the
+// root clients trust for the directory (DirectoryCAFile).
+func directoryCert(t testing.TB, ip net.IP) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "acmetest directory"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IPAddresses:           []net.IP{ip},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // loopbackDNS answers every A question with 127.0.0.1, so Pebble's

@@ -260,6 +260,11 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 	}
 	var mounts []mount.Mount
 	mounts = append(mounts, mount.Mount{Type: mount.TypeVolume, Source: cfg.DataVolume, Target: containerDataDir})
+	hostMounts, err := hostPathMounts(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	mounts = append(mounts, hostMounts...)
 	if cfg.MetricsAddr != "" {
 		host, port, err := net.SplitHostPort(cfg.MetricsAddr)
 		if err != nil {

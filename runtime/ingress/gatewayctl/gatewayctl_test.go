@@ -96,6 +96,7 @@ type env struct {
 	overlay  string
 	web      string
 	image    string
+	bin      string
 	httpAddr string
 	private  string
 }
@@ -125,7 +126,8 @@ func setup(t *testing.T) *env {
 		}
 	})
 
-	tag, err := e.m.BuildDevImage(ctx, gatewayBinary(t))
+	e.bin = gatewayBinary(t)
+	tag, err := e.m.BuildDevImage(ctx, e.bin)
 	if err != nil {
 		t.Fatal(err)
 	}

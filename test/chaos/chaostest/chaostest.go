@@ -128,9 +128,11 @@ func tail(b []byte, lines int) []byte {
 	return bytes.Join(parts, []byte("\n"))
 }
 
-// Env is the environment serve and worker need for databaseURL.
+// Env is the environment serve and worker need for databaseURL. It keeps
+// serve from managing a gateway container: the tests that need one run
+// their own (StartGateway), which serve would otherwise replace.
 func Env(databaseURL string, extra ...string) []string {
-	return append([]string{"DATABASE_URL=" + databaseURL, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_SECRET_KEY=" + SecretKey}, extra...)
+	return append([]string{"DATABASE_URL=" + databaseURL, "SLIPWAY_IMAGES_PULL=false", "SLIPWAY_SECRET_KEY=" + SecretKey, "SLIPWAY_GATEWAY=off"}, extra...)
 }
 
 // Server is a running `slipway serve`.

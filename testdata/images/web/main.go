@@ -9,15 +9,20 @@
 //	                it refuses connections
 //
 // Endpoints: /health, /version, /whoami (hostname), /env/<NAME>,
-// /file?path=<absolute path>, / (200 "ok").
+// /file?path=<absolute path>, /files?root=<absolute path> (a tar of every
+// regular file under it as the container sees them, mounts included, but
+// not /proc, /sys or /dev), / (200 "ok").
 package main
 
 import (
+	"archive/tar"
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +61,30 @@ func main() {
 			return
 		}
 		w.Write(b)
+	})
+	mux.HandleFunc("/files", func(w http.ResponseWriter, r *http.Request) {
+		tw := tar.NewWriter(w)
+		filepath.WalkDir(r.URL.Query().Get("root"), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable: skipped
+			}
+			if d.IsDir() && (path == "/proc" || path == "/sys" || path == "/dev") {
+				return filepath.SkipDir
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil
+			}
+			if err := tw.WriteHeader(&tar.Header{Name: path, Mode: 0o444, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+				return err
+			}
+			_, err = tw.Write(b)
+			return err
+		})
+		tw.Close()
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
