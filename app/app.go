@@ -180,6 +180,8 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)
 	f.Post("/applications/:app/secrets/:name/delete", h.requireScope(auth.SecretsWrite), h.secretDelete)
 	f.Post("/applications/:app/environments/:environment/generated-secrets/:name/regenerate", h.requireScope(auth.SecretsWrite), h.generatedSecretRegenerate)
+	f.Post("/applications/:app/generated-secrets", h.requireScope(auth.AppsWrite), h.generatedSecretDeclare)
+	f.Post("/applications/:app/generated-secrets/:name/remove", h.requireScope(auth.AppsWrite), h.generatedSecretUndeclare)
 
 	f.Get("/events", h.requireScope(auth.AppsRead), h.teamEventList)
 	f.Get("/members", h.requireTeam, h.memberList)

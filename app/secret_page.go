@@ -76,6 +76,9 @@ func (h *handler) renderSecrets(c *fiber.Ctx, a store.Application, header page.A
 	if err != nil {
 		return err
 	}
+	if v.Declarations, v.HasManifest, err = h.secretDeclarations(c, a); err != nil {
+		return err
+	}
 	v.Errs, v.Notice = errs, notice
 	if isFragment(c) {
 		c.Set("HX-Retarget", "#main")

@@ -19,10 +19,9 @@ import (
 
 const pageSecretValue = "page-SECRET-VALUE-41bd9e"
 
-// TestSecretsTab drives the Secrets tab as an owner, then as a viewer who
-// sees names only. No page ever contains the value.
-func TestSecretsTab(t *testing.T) {
-	t.Parallel()
+// setupSecrets is setup with a secret store under a fresh key.
+func setupSecrets(t *testing.T) *testBundle {
+	t.Helper()
 	st := storetest.New(t)
 	keyText, err := keyring.Generate()
 	if err != nil {
@@ -33,8 +32,16 @@ func TestSecretsTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := &clock{t: time.Now()}
-	b := &testBundle{store: st, clock: clk, app: app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Now: clk.now,
+	return &testBundle{store: st, clock: clk, app: app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Now: clk.now,
 		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)), Secrets: secrets.New(st, kr)})}
+}
+
+// TestSecretsTab drives the Secrets tab as an owner, then as a viewer who
+// sees names only. No page ever contains the value.
+func TestSecretsTab(t *testing.T) {
+	t.Parallel()
+	b := setupSecrets(t)
+	st := b.store
 	ctx := context.Background()
 	owner := b.signup(t, "owner@example.com", "Vault")
 	a, err := st.CreateApplication(ctx, owner.team.ID, "vault")

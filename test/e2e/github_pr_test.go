@@ -291,6 +291,23 @@ func ghPullRequest(action string, number int, branch, sha, author string, headRe
 	return b
 }
 
+// ghComment is a check for eventually: pull request number of ghRepo has
+// exactly one comment, holding each of want.
+func ghComment(fake *githubtest.Server, number int, want ...string) func() (bool, string) {
+	return func() (bool, string) {
+		cs := fake.Comments(ghRepo, number)
+		if len(cs) != 1 {
+			return false, fmt.Sprintf("%d comments: %+v", len(cs), cs)
+		}
+		for _, w := range want {
+			if !strings.Contains(cs[0].Body, w) {
+				return false, cs[0].Body
+			}
+		}
+		return true, ""
+	}
+}
+
 func postWebhook(t *testing.T, base, delivery, event string, body []byte, signature string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/webhooks/github", strings.NewReader(string(body)))
@@ -418,20 +435,7 @@ func TestGitHub_PullRequestPreviewLifecycle(t *testing.T) {
 	}
 	eventually(t, "preview through the gateway", 90*time.Second, serves(sha1))
 
-	comment := func(number int, want ...string) func() (bool, string) {
-		return func() (bool, string) {
-			cs := fake.Comments(ghRepo, number)
-			if len(cs) != 1 {
-				return false, fmt.Sprintf("%d comments: %+v", len(cs), cs)
-			}
-			for _, w := range want {
-				if !strings.Contains(cs[0].Body, w) {
-					return false, cs[0].Body
-				}
-			}
-			return true, ""
-		}
-	}
+	comment := func(number int, want ...string) func() (bool, string) { return ghComment(fake, number, want...) }
 	eventually(t, "ready comment", 60*time.Second, comment(7, "Ready", "https://"+host, sha1[:12], "http://slipway.e2e.test/applications/"))
 	success := func(sha string) func() (bool, string) {
 		return func() (bool, string) {
