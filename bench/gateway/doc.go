@@ -1,7 +1,9 @@
 // Command gateway benchmarks the Slipway gateway against nginx as a plain
 // reverse proxy and against the backend alone, with wrk, and prints req/s,
-// p99 latency, each proxy's CPU time per request, and the ratios
-// gateway/nginx and gateway/direct. Numbers are printed, never asserted.
+// p99 latency, each proxy's CPU time per request (user and system, from
+// /proc), and the ratios gateway/nginx and gateway/direct. Numbers are
+// printed, never asserted. On a shared machine, judge by the CPU time per
+// request: req/s and p99 follow the other processes' load.
 // The time per target is split into interleaved rounds, so load from other
 // processes on a shared machine hits all three targets alike; the per-round
 // ratios are printed as a range.

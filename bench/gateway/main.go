@@ -78,29 +78,45 @@ type Result struct {
 	ErrCount int
 
 	requests int64
-	cpu      time.Duration // user+system time of the proxy's processes
+	cpu      cpuTime // of the proxy's processes
 }
 
-// CPUPerRequest is the proxy's CPU time per request (0 for the backend
-// alone).
-func (r Result) CPUPerRequest() time.Duration {
-	if r.requests == 0 {
-		return 0
+// cpuTime is CPU time spent in user space and in the kernel.
+type cpuTime struct{ user, system time.Duration }
+
+func (c cpuTime) sub(d cpuTime) cpuTime { return cpuTime{c.user - d.user, c.system - d.system} }
+func (c cpuTime) add(d cpuTime) cpuTime { return cpuTime{c.user + d.user, c.system + d.system} }
+
+// per divides c among n requests.
+func (c cpuTime) per(n int64) cpuTime {
+	if n == 0 {
+		return cpuTime{}
 	}
-	return r.cpu / time.Duration(r.requests)
+	return cpuTime{c.user / time.Duration(n), c.system / time.Duration(n)}
 }
 
-// cpuTicks returns the user+system time of pid and its child processes
-// (nginx's workers) from /proc; 0 for pid 0 or where /proc is missing.
-func cpuTicks(pid int) time.Duration {
+func (c cpuTime) total() time.Duration { return c.user + c.system }
+
+func (c cpuTime) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Nanosecond) }
+	return fmt.Sprintf("%s (user %s + system %s)", r(c.total()), r(c.user), r(c.system))
+}
+
+// CPUPerRequest is the proxy's CPU time (user and system) per request (0
+// for the backend alone).
+func (r Result) CPUPerRequest() time.Duration { return r.cpu.per(r.requests).total() }
+
+// cpuUse returns the CPU time of pid and its child processes (nginx's
+// workers) from /proc; zero for pid 0 or where /proc is missing.
+func cpuUse(pid int) cpuTime {
 	if pid == 0 {
-		return 0
+		return cpuTime{}
 	}
 	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
-	var total time.Duration
+	var use cpuTime
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return cpuTime{}
 	}
 	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
 	if i := strings.LastIndexByte(string(b), ')'); i > 0 {
@@ -108,16 +124,16 @@ func cpuTicks(pid int) time.Duration {
 		if len(f) > 12 {
 			u, _ := strconv.ParseInt(f[11], 10, 64)
 			st, _ := strconv.ParseInt(f[12], 10, 64)
-			total += time.Duration(u+st) * tick
+			use = cpuTime{time.Duration(u) * tick, time.Duration(st) * tick}
 		}
 	}
 	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
 	for _, k := range strings.Fields(string(kids)) {
 		if kid, err := strconv.Atoi(k); err == nil {
-			total += cpuTicks(kid)
+			use = use.add(cpuUse(kid))
 		}
 	}
-	return total
+	return use
 }
 
 // Run starts the backend, the gateway and nginx, measures each with wrk and
@@ -190,19 +206,20 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 			return nil, fmt.Errorf("%s warm-up: %w", t.name, err)
 		}
 	}
-	var tputRatios, p99Ratios []float64
+	var tputRatios, p99Ratios, cpuRatios []float64
 	for round := range rounds {
 		// Rounds interleave the targets (in a rotating order), so load
 		// from other processes on the machine hits all three alike.
 		got := make([]Result, len(targets))
 		for k := range targets {
 			i := (k + round) % len(targets)
-			cpu0 := cpuTicks(targets[i].pid)
+			cpu0 := cpuUse(targets[i].pid)
 			r, err := runWrk(ctx, targets[i].addr, o.Connections, per)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", targets[i].name, err)
 			}
-			results[i].cpu += cpuTicks(targets[i].pid) - cpu0
+			r.cpu = cpuUse(targets[i].pid).sub(cpu0)
+			results[i].cpu = results[i].cpu.add(r.cpu)
 			results[i].requests += r.requests
 			got[i] = r
 			results[i].ReqPerS += r.ReqPerS / float64(rounds)
@@ -212,6 +229,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 		tputRatios = append(tputRatios, got[2].ReqPerS/got[1].ReqPerS)
 		p99Ratios = append(p99Ratios, float64(got[2].P99)/float64(got[1].P99))
+		cpuRatios = append(cpuRatios, float64(got[2].CPUPerRequest())/float64(got[1].CPUPerRequest()))
 	}
 	for i := range results {
 		results[i].P99 = median(p99s[i])
@@ -222,7 +240,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		fmt.Fprintf(o.Out, "%-18s %12.0f %10s %8d\n", r.Name, r.ReqPerS, r.P99.Round(10*time.Microsecond), r.Non2xx+r.ErrCount)
 	}
 	direct, ng, gw := results[0], results[1], results[2]
-	fmt.Fprintf(o.Out, "proxy CPU per request: nginx %s, gateway %s (all processes of each; less sensitive to other load)\n", ng.CPUPerRequest().Round(100*time.Nanosecond), gw.CPUPerRequest().Round(100*time.Nanosecond))
+	fmt.Fprintf(o.Out, "proxy CPU per request (all processes of each; less sensitive to other load than req/s):\n")
+	fmt.Fprintf(o.Out, "  nginx   %s\n  gateway %s\n", ng.cpu.per(ng.requests), gw.cpu.per(gw.requests))
+	fmt.Fprintf(o.Out, "CPU/req    gateway/nginx %.2f (rounds %s)\n", float64(gw.CPUPerRequest())/float64(ng.CPUPerRequest()), spread(cpuRatios))
 	fmt.Fprintf(o.Out, "throughput gateway/nginx %.2f (target >= 0.90; rounds %s), gateway/direct %.2f\n", gw.ReqPerS/ng.ReqPerS, spread(tputRatios), gw.ReqPerS/direct.ReqPerS)
 	fmt.Fprintf(o.Out, "p99        gateway/nginx %.2f (target <= 1.25; rounds %s), gateway/direct %.2f\n", float64(gw.P99)/float64(ng.P99), spread(p99Ratios), float64(gw.P99)/float64(direct.P99))
 	return results, nil

@@ -56,4 +56,6 @@ func BenchmarkGatewayVsNginx(b *testing.B) {
 	b.ReportMetric(direct.ReqPerS, "direct-req/s")
 	b.ReportMetric(gw.ReqPerS/nginx.ReqPerS, "gateway/nginx")
 	b.ReportMetric(float64(gw.P99)/float64(nginx.P99), "p99-gateway/nginx")
+	b.ReportMetric(float64(gw.CPUPerRequest())/1e3, "gateway-cpu-us/req")
+	b.ReportMetric(float64(nginx.CPUPerRequest())/1e3, "nginx-cpu-us/req")
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -79,10 +80,10 @@ func (p *Proxy) fastHandler(l Listener, handoff *handoff, acme bool) fasthttp.Re
 		if route != nil {
 			stats = route.stats
 		}
-		start := time.Now()
 		p.answerFast(l, route, host, ctx)
-		// A streamed response is counted when its head went out.
-		stats.Observe(ctx.Response.StatusCode(), time.Since(start))
+		// A streamed response is counted when its head went out. The
+		// time starts when fasthttp called the handler.
+		stats.Observe(ctx.Response.StatusCode(), time.Since(ctx.Time()))
 	}
 }
 
@@ -130,9 +131,7 @@ func (p *Proxy) proxyFast(ctx *fasthttp.RequestCtx, route *Route, host string) {
 	req, resp := &ctx.Request, &ctx.Response
 	clientClose := req.Header.ConnectionClose()
 	stripHopHeaders(&req.Header)
-	// The gateway has answered 100-continue itself.
-	req.Header.Del("Expect")
-	setForwarded(req, ctx.RemoteIP(), "http")
+	setForwarded(req, ctx.RemoteIP())
 	if req.IsBodyStream() {
 		if n := req.Header.ContentLength(); n >= 0 && n <= maxBufferedRequestBody {
 			// Already read with the head: in memory, the request can
@@ -188,12 +187,22 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy
 // without them the backend would read the message differently.
 var framing = []string{"host", "content-length", "transfer-encoding"}
 
+// header is what fasthttp's request and response headers share.
 type header interface {
 	Peek(key string) []byte
 	Del(key string)
+	ConnectionClose() bool
+	PeekKeys() [][]byte
+	PeekTrailerKeys() [][]byte
 }
 
+// stripHopHeaders removes the hop-by-hop headers from h. Most messages
+// have none, which one look at h's header names tells without a Del per
+// name (each of which normalises the name and walks every header).
 func stripHopHeaders(h header) {
+	if !h.ConnectionClose() && len(h.PeekTrailerKeys()) == 0 && !hasAnyHeader(h, hopHeaders) {
+		return
+	}
 	if c := h.Peek("Connection"); len(c) > 0 {
 		for _, name := range strings.Split(string(c), ",") {
 			name = strings.TrimSpace(name)
@@ -207,6 +216,20 @@ func stripHopHeaders(h header) {
 	}
 }
 
+// hasAnyHeader says whether h has a header (other than the ones fasthttp
+// keeps apart: Host, Content-Type, Content-Length, User-Agent, cookies,
+// trailers and Connection: close) named in names, in any case.
+func hasAnyHeader(h header, names []string) bool {
+	for _, key := range h.PeekKeys() {
+		for _, name := range names {
+			if len(key) == len(name) && strings.EqualFold(string(key), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func containsFold(list []string, s string) bool {
 	for _, v := range list {
 		if strings.EqualFold(v, s) {
@@ -216,17 +239,41 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
+// replacedHeaders are the client's headers setForwarded drops: the
+// forwarding headers, which the gateway sets itself, and Expect, which it
+// has answered itself (100-continue).
+var replacedHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Expect"}
+
+// addrBuffers hold a client address while setForwarded copies it into the
+// request (the header's setter would move a stack buffer to the heap).
+var addrBuffers = sync.Pool{New: func() any { b := make([]byte, 0, len("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255")); return &b }}
+
+var (
+	xForwardedFor   = []byte("X-Forwarded-For")
+	xForwardedHost  = []byte("X-Forwarded-Host")
+	xForwardedProto = []byte("X-Forwarded-Proto")
+	protoHTTP       = []byte("http")
+)
+
 // setForwarded replaces whatever X-Forwarded-* (and Forwarded) headers the
-// client sent with the gateway's own, as ReverseProxy's SetXForwarded does.
-func setForwarded(req *fasthttp.Request, client net.IP, proto string) {
-	for _, name := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
-		req.Header.Del(name)
+// client sent with the gateway's own, as ReverseProxy's SetXForwarded does,
+// and drops Expect. The names are set in their canonical spelling, and
+// the client's address is formatted into a pooled buffer.
+func setForwarded(req *fasthttp.Request, client net.IP) {
+	h := &req.Header
+	if hasAnyHeader(h, replacedHeaders) {
+		for _, name := range replacedHeaders {
+			h.Del(name)
+		}
 	}
-	if client != nil {
-		req.Header.Set("X-Forwarded-For", client.String())
+	if addr, ok := netip.AddrFromSlice(client); ok {
+		buf := addrBuffers.Get().(*[]byte)
+		*buf = addr.Unmap().AppendTo((*buf)[:0])
+		h.SetCanonical(xForwardedFor, *buf)
+		addrBuffers.Put(buf)
 	}
-	req.Header.SetBytesV("X-Forwarded-Host", req.Header.Host())
-	req.Header.Set("X-Forwarded-Proto", proto)
+	h.SetCanonical(xForwardedHost, h.Host())
+	h.SetCanonical(xForwardedProto, protoHTTP)
 }
 
 func isIdempotentFast(req *fasthttp.Request) bool {

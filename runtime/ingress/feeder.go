@@ -46,23 +46,39 @@ const (
 	maxBackoff = 10 * time.Second
 )
 
-// Run feeds until ctx ends. It never returns because the control plane is
-// unreachable: the gateway keeps serving what it has.
+// Run restores the stored table, then feeds until ctx ends. It never
+// returns because the control plane is unreachable: the gateway keeps
+// serving what it has.
 func (f *Feeder) Run(ctx context.Context) error {
 	if err := f.init(); err != nil {
 		return err
 	}
-	version := int64(-1)
-	if t, err := LoadTable(f.StatePath); err == nil {
-		if err := f.Apply(t); err != nil {
-			f.Log.Error("stored route table refused", "path", f.StatePath, "err", err)
-		} else {
-			version = t.Version
-			f.Log.Info("serving stored route table", "version", t.Version, "routes", len(t.Routes))
+	return f.RunFrom(ctx, f.Restore())
+}
+
+// Restore applies the last stored table, if there is one, and returns its
+// version (-1 without one). The gateway calls it before its listeners
+// serve, so a gateway restarted while the control plane is down never
+// answers from an empty table.
+func (f *Feeder) Restore() int64 {
+	t, err := LoadTable(f.StatePath)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			f.Log.Error("read stored route table", "path", f.StatePath, "err", err)
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		f.Log.Error("read stored route table", "path", f.StatePath, "err", err)
+		return -1
 	}
+	if err := f.Apply(t); err != nil {
+		f.Log.Error("stored route table refused", "path", f.StatePath, "err", err)
+		return -1
+	}
+	f.Log.Info("serving stored route table", "version", t.Version, "routes", len(t.Routes))
+	return t.Version
+}
+
+// RunFrom long-polls the control plane for tables newer than version
+// until ctx ends (init must have run).
+func (f *Feeder) RunFrom(ctx context.Context, version int64) error {
 	backoff := minBackoff
 	failing := false
 	for ctx.Err() == nil {

@@ -206,7 +206,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := feeder.init(); err != nil {
 		return err
 	}
-	go feeder.Run(ctx)
+	// Restored before any listener serves: a restart never answers 404
+	// for routes the stored table holds.
+	go feeder.RunFrom(ctx, feeder.Restore())
 	go reportCertificates(ctx, feeder, proxy, certs, changed)
 
 	errc := make(chan error, 6)

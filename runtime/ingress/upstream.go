@@ -201,7 +201,7 @@ func (u *upstream) pick(tried []*endpoint) *endpoint {
 	if n == 0 {
 		return nil
 	}
-	now := time.Now().UnixNano()
+	var now int64 // read from the clock only once an endpoint was ever marked down
 	start := u.next.Add(1)
 	var fallback *endpoint
 	for i := range n {
@@ -209,11 +209,16 @@ func (u *upstream) pick(tried []*endpoint) *endpoint {
 		if slices.Contains(tried, e) {
 			continue
 		}
-		if e.downUntil.Load() > now {
-			if fallback == nil {
-				fallback = e
+		if until := e.downUntil.Load(); until != 0 {
+			if now == 0 {
+				now = time.Now().UnixNano()
 			}
-			continue
+			if until > now {
+				if fallback == nil {
+					fallback = e
+				}
+				continue
+			}
 		}
 		return e
 	}
