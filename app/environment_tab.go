@@ -149,6 +149,10 @@ func editErrorMessage(err error) (string, bool) {
 	if errors.As(err, &ie) {
 		return fmt.Sprintf("%s: %s (%s)", ie.Field, ie.Message, ie.Code), true
 	}
+	var pe *service.PermissionError
+	if errors.As(err, &pe) {
+		return pe.Message + " (permission_denied)", true
+	}
 	return "", false
 }
 

@@ -65,6 +65,11 @@ func (h *handler) manifestSave(c *fiber.Ctx) error {
 		editor.FormError = ie.Message + " (" + ie.Code + ")"
 		return h.renderEditor(c, http.StatusUnprocessableEntity, f, editor)
 	}
+	var pe *service.PermissionError
+	if errors.As(err, &pe) {
+		editor.FormError = pe.Message + " (permission_denied)"
+		return h.renderEditor(c, http.StatusForbidden, f, editor)
+	}
 	if err != nil {
 		return err
 	}

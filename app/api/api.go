@@ -181,6 +181,7 @@ func denyScope(c *fiber.Ctx, s auth.Scope) error {
 func (h *handler) fail(c *fiber.Ctx, err error) error {
 	var ie *service.InputError
 	var nf *service.NotFoundError
+	var pe *service.PermissionError
 	switch {
 	case errors.As(err, &ie):
 		status := http.StatusUnprocessableEntity
@@ -188,6 +189,8 @@ func (h *handler) fail(c *fiber.Ctx, err error) error {
 			status = http.StatusConflict
 		}
 		return WriteError(c, status, ie.Code, ie.Message, map[string]any{"field": ie.Field})
+	case errors.As(err, &pe):
+		return WriteError(c, http.StatusForbidden, "permission_denied", pe.Message, map[string]any{"permission": string(pe.Scope)})
 	case errors.As(err, &nf): // a named object with its own code, e.g. environment_not_found
 		return WriteError(c, http.StatusNotFound, nf.Code, nf.Message, map[string]any{"field": nf.Field})
 	case errors.Is(err, store.ErrNotFound):

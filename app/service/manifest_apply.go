@@ -179,6 +179,9 @@ func ApplyManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueu
 // transaction: converge the declared environments, reserve their
 // hostnames, and deploy every environment that builds when asked.
 func afterSave(ctx context.Context, tx *store.Store, a Actor, enqueue Enqueue, app store.Application, previous, m *manifest.Manifest, deploy bool, res *ApplyResult) error {
+	if err := checkSyncPermission(a, previous, m); err != nil {
+		return err
+	}
 	envs, err := convergeEnvironments(ctx, tx, a, app, previous, m, res)
 	if err != nil {
 		return err
