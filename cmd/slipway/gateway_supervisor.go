@@ -45,14 +45,22 @@ func superviseGateway(ctx context.Context, st *store.Store, conf config.Config, 
 	m := gatewayctl.New(cli, logger, os.Getenv(envGatewayName))
 	sup := &gatewayctl.Supervisor{Manager: m, Config: cfg, Networks: st.RoutedIngressNetworks, Interval: gatewaySuperviseInterval}
 	if cfg.Image == "" {
-		build := func(ctx context.Context) (string, error) { return m.BuildDevImage(ctx, "") }
 		// A binary that cannot become the image (not static) will not
 		// become one later either: say so once and keep no container.
-		if _, err := build(ctx); err != nil {
+		built, err := m.BuildDevImage(ctx, "")
+		if err != nil {
 			logger.Warn("cannot build the gateway image from this binary (build it static with `make build`, or set [ingress] image): running without the gateway container", "err", err)
 			return cfg, false
 		}
-		sup.BuildImage = build
+		// The supervisor's first check takes the image just built; later
+		// ones build it again only if it disappeared.
+		sup.BuildImage = func(ctx context.Context) (string, error) {
+			if img := built; img != "" {
+				built = ""
+				return img, nil
+			}
+			return m.BuildDevImage(ctx, "")
+		}
 	}
 	id, err := sup.Start(ctx)
 	if err != nil {
