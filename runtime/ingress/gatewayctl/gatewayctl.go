@@ -301,7 +301,10 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 		labels[k] = v
 	}
 	return &container.Config{
-			Image:        cfg.Image,
+			Image: cfg.Image,
+			// Set here, not left to the image: the Slipway release image
+			// (entrypoint /slipway) serves as the gateway's image too.
+			Entrypoint:   []string{"/slipway", "gateway"},
 			Env:          envList,
 			ExposedPorts: exposed,
 			Labels:       labels,
