@@ -49,35 +49,8 @@ func (m *Manager) BuildDevImage(ctx context.Context, binaryPath string) (string,
 		files[0].body = []byte(dockerfile(true))
 		files = append(files, tarFile{"ca-certificates.crt", ca, 0o644})
 	}
-	buildCtx, err := tarOf(files)
-	if err != nil {
+	if err := m.buildImage(ctx, files, tag, map[string]string{LabelRole: "gateway-image"}); err != nil {
 		return "", err
-	}
-	resp, err := m.cli.ImageBuild(ctx, buildCtx, build.ImageBuildOptions{
-		Tags:        []string{tag},
-		Remove:      true,
-		ForceRemove: true,
-		Labels:      map[string]string{LabelRole: "gateway-image"},
-	})
-	if err != nil {
-		return "", fmt.Errorf("build gateway image: %w", err)
-	}
-	defer resp.Body.Close()
-	// The HTTP status is 200 even when the build fails; the error is in
-	// the stream.
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var msg struct {
-			Error string `json:"error"`
-		}
-		if err := dec.Decode(&msg); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return "", fmt.Errorf("build gateway image: read progress: %w", err)
-		}
-		if msg.Error != "" {
-			return "", fmt.Errorf("build gateway image: %s", msg.Error)
-		}
 	}
 	return tag, nil
 }
@@ -104,6 +77,40 @@ func checkStatic(bin []byte) error {
 		}
 	}
 	return nil
+}
+
+// buildImage builds the context files make under tag, with labels. The
+// engine answers 200 even when the build fails: the error is in the
+// progress stream, read to its end.
+func (m *Manager) buildImage(ctx context.Context, files []tarFile, tag string, labels map[string]string) error {
+	buildCtx, err := tarOf(files)
+	if err != nil {
+		return err
+	}
+	resp, err := m.cli.ImageBuild(ctx, buildCtx, build.ImageBuildOptions{
+		Tags:        []string{tag},
+		Remove:      true,
+		ForceRemove: true,
+		Labels:      labels,
+	})
+	if err != nil {
+		return fmt.Errorf("build gateway image: %w", err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var msg struct {
+			Error string `json:"error"`
+		}
+		if err := dec.Decode(&msg); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("build gateway image: read progress: %w", err)
+		}
+		if msg.Error != "" {
+			return fmt.Errorf("build gateway image: %s", msg.Error)
+		}
+	}
 }
 
 type tarFile struct {
