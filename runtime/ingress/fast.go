@@ -14,10 +14,12 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// The plain-HTTP listeners (public and private) are served by fasthttp,
-// which parses, routes and proxies an HTTP/1.1 request for about 40% less
-// CPU than net/http's server and httputil.ReverseProxy (bench/gateway);
-// the TLS listener stays on net/http, for HTTP/2. The routing decision is the same
+// On the plain-HTTP listeners (public and private), the requests the
+// event loops hand over (loop.go) are served by fasthttp, which parses,
+// routes and proxies an HTTP/1.1 request for about 40% less CPU than
+// net/http's server and httputil.ReverseProxy; where there are no event
+// loops (not on Linux) it serves the listeners itself. The TLS listener
+// stays on net/http, for HTTP/2. The routing decision is the same
 // function for both (Proxy.decide). A connection whose request needs what
 // only the net/http path does — a protocol upgrade (websockets) or an ACME
 // HTTP-01 challenge — is handed over to a net/http server from that
@@ -300,6 +302,7 @@ func (u *upstream) doFast(req *fasthttp.Request, resp *fasthttp.Response, idempo
 // client.
 func (u *upstream) newEndpoint(addr string) *endpoint {
 	e := &endpoint{addr: addr}
+	e.addrPort, _ = netip.ParseAddrPort(addr)
 	e.client = &fasthttp.HostClient{
 		Addr:                addr,
 		Dial:                u.dialBackend,

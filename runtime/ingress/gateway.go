@@ -246,8 +246,12 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		return ln.Addr().String()
 	}
-	// startFast serves a plain-HTTP listener with fasthttp, handing
-	// connections over to a net/http server with h (see fast.go).
+	// startFast serves a plain-HTTP listener with the event loops (see
+	// loop.go), which hand connections over to fasthttp, which hands them
+	// over to a net/http server with h (see fast.go). Without event loops
+	// (not on Linux) fasthttp serves the listener.
+	loops := newLoopServer(proxy, log)
+	var startErr error
 	startFast := func(ln net.Listener, l Listener, h http.Handler) string {
 		if ln == nil {
 			return ""
@@ -257,13 +261,33 @@ func Run(ctx context.Context, cfg Config) error {
 		acme := l == ListenerHTTP && certs != nil && certs.issuer != nil
 		fs := proxy.newFastServer(l, handoff, acme)
 		fastServers = append(fastServers, fs)
-		serve(ln, fs.Serve)
+		if loops == nil {
+			serve(ln, fs.Serve)
+			return ln.Addr().String()
+		}
+		fromLoops := newHandoff(ln.Addr())
+		serve(fromLoops, fs.Serve)
+		if err := loops.add(ln, l, acme, fromLoops); err != nil {
+			if startErr == nil {
+				startErr = err
+			}
+		} else {
+			// The loops accept on a duplicate of the socket, which they
+			// close when they stop: from then on connections are refused.
+			ln.Close()
+		}
 		return ln.Addr().String()
 	}
 	addrs := Addrs{
 		HTTP:    startFast(httpLn, ListenerHTTP, httpHandler),
 		HTTPS:   start(httpsLn, proxy.Handler(ListenerHTTPS), tlsCfg),
 		Private: startFast(privateLn, ListenerPrivate, proxy.Handler(ListenerPrivate)),
+	}
+	if startErr == nil && loops != nil {
+		startErr = loops.start()
+	}
+	if startErr != nil {
+		return fmt.Errorf("gateway: %w", startErr)
 	}
 	if metricsLn != nil {
 		addrs.Metrics = start(metricsLn, metricsHandler(cfg.Metrics, metricsToken), nil)
@@ -280,6 +304,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
+	if loops != nil {
+		loops.shutdown(shutdownCtx)
+	}
 	for _, fs := range fastServers {
 		fs.ShutdownWithContext(shutdownCtx)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -44,8 +45,9 @@ type upstreamKey struct {
 
 type endpoint struct {
 	addr      string
-	downUntil atomic.Int64 // unix nanoseconds
-	pool      connPool     // the direct path's idle connections
+	addrPort  netip.AddrPort // addr, for the event loops' dials
+	downUntil atomic.Int64   // unix nanoseconds
+	pool      connPool       // the direct path's idle connections
 
 	// client proxies the fasthttp server's requests.
 	client *fasthttp.HostClient

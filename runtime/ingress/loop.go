@@ -1,0 +1,815 @@
+//go:build linux
+
+package ingress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
+)
+
+// The plain-HTTP listeners are served first by event loops: one OS thread
+// per CPU, each waiting in epoll on the listeners and on its own client
+// and backend connections, as nginx's workers do. A goroutine per
+// connection costs a park and a wake-up for every read that would block,
+// twice per proxied request; under load that scheduling took as much CPU
+// as the proxying itself (bench/gateway).
+//
+// A loop proxies the common request itself: HTTP/1.1 with a body of at
+// most maxBufferedRequestBody bytes, to a backend route. Every other
+// request — a malformed or ambiguous head (internal/h1 is strict), HTTP/1.0,
+// a chunked or larger body, Expect, an upgrade, Connection options, an
+// ACME challenge, a redirect, a 404 — hands its connection over to the
+// listener's fasthttp server (fast.go), which reads it from that request
+// on. Responses of any size and framing stream through a loop with
+// backpressure.
+
+// loopServer runs the event loops of the plain-HTTP listeners.
+type loopServer struct {
+	proxy     *Proxy
+	log       *slog.Logger
+	loops     []*loop
+	listeners []*loopListener
+	stopping  atomic.Bool
+	done      sync.WaitGroup
+}
+
+// loopListener is one plain-HTTP listener a loop accepts on.
+type loopListener struct {
+	fd   int
+	file *os.File // owns fd, a duplicate of the listener's
+	kind Listener
+	// acme: ACME HTTP-01 challenges are answered here (by net/http,
+	// through fasthttp's handoff).
+	acme bool
+	// handoff takes the connections the loop passes to fasthttp.
+	handoff *handoff
+}
+
+func newLoopServer(p *Proxy, log *slog.Logger) *loopServer {
+	return &loopServer{proxy: p, log: log}
+}
+
+// add serves ln on the loops, handing connections over to h.
+func (s *loopServer) add(ln net.Listener, kind Listener, acme bool, h *handoff) error {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return fmt.Errorf("event loop: %T is no TCP listener", ln)
+	}
+	f, err := tl.File()
+	if err != nil {
+		return err
+	}
+	fd := int(f.Fd())
+	if err := unix.SetNonblock(fd, true); err != nil {
+		f.Close()
+		return err
+	}
+	s.listeners = append(s.listeners, &loopListener{fd: fd, file: f, kind: kind, acme: acme, handoff: h})
+	return nil
+}
+
+// start runs one loop per CPU Go may use.
+func (s *loopServer) start() error {
+	for range runtime.GOMAXPROCS(0) {
+		l, err := newLoop(s)
+		if err != nil {
+			s.closeLoops()
+			return err
+		}
+		s.loops = append(s.loops, l)
+	}
+	for _, l := range s.loops {
+		s.done.Add(1)
+		go l.run()
+	}
+	return nil
+}
+
+func (s *loopServer) closeLoops() {
+	for _, l := range s.loops {
+		unix.Close(l.wake)
+		unix.Close(l.epoll)
+	}
+	s.loops = nil
+}
+
+// shutdown stops accepting, lets every request in flight finish and
+// closes the connections, or gives up on them when ctx ends.
+func (s *loopServer) shutdown(ctx context.Context) {
+	s.stopping.Store(true)
+	for _, l := range s.loops {
+		l.poke()
+	}
+	finished := make(chan struct{})
+	go func() { s.done.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		for _, l := range s.loops {
+			l.abandon.Store(true)
+			l.poke()
+		}
+		<-finished
+	}
+	s.closeLoops()
+	for _, ln := range s.listeners {
+		ln.file.Close()
+	}
+}
+
+const (
+	// loopBufferSize is the size of a connection's read and write
+	// buffers, taken from the loop's free list while in use.
+	loopBufferSize = 16 << 10
+	// maxClientBuffered bounds what a client may send ahead: one head and
+	// one body held in memory.
+	maxClientBuffered = maxHeaderBytes + maxBufferedRequestBody
+	// maxClientPending bounds the response bytes waiting for a slow
+	// client; beyond it the backend is not read.
+	maxClientPending = 256 << 10
+	// clientIdleTimeout and clientHeadTimeout are the fasthttp server's
+	// IdleTimeout and ReadTimeout.
+	clientIdleTimeout = 2 * time.Minute
+	clientHeadTimeout = 10 * time.Second
+	// minSweepInterval bounds how often the loop looks for connections
+	// past their deadline.
+	minSweepInterval = 10 * time.Millisecond
+)
+
+// loop is one event loop: an epoll instance and the connections in it.
+// Everything but poke and the atomics is used by the loop's thread alone.
+type loop struct {
+	srv     *loopServer
+	proxy   *Proxy
+	epoll   int
+	wake    int // eventfd that interrupts epoll_wait
+	abandon atomic.Bool
+
+	conns map[int]*loopConn
+	// idle holds the pooled backend connections per task, most recently
+	// used last.
+	idle    map[*endpoint][]*loopConn
+	free    [][]byte // buffers of loopBufferSize
+	clients int
+	gen     uint32
+
+	// scratch holds a response head (and body) being put together.
+	scratch []byte
+
+	now       time.Time
+	nextSweep time.Time
+	// acceptPausedUntil: the listeners rest after running out of
+	// descriptors.
+	acceptPausedUntil time.Time
+
+	req  h1.Request
+	resp h1.Response
+}
+
+// loopConn is a client or backend connection of a loop.
+type loopConn struct {
+	fd      int
+	backend bool
+	in, out []byte
+	// readable: edge-triggered epoll reported data that was not read
+	// yet (the loop stopped at a limit).
+	readable bool
+	// hup: epoll reported the peer's end of stream (or an error), so a
+	// short read does not mean drained: no new edge will come.
+	hup      bool
+	eof      bool
+	closed   bool
+	deadline time.Time
+
+	// A client's listener and address (for X-Forwarded-For), and its
+	// request in flight.
+	ln     *loopListener
+	remote netip.Addr
+	x      *exchange
+	// closeWhenFlushed: the connection ends once out is written.
+	closeWhenFlushed bool
+	// waitingHead: part of a request arrived, and the head timeout runs.
+	waitingHead bool
+	xchg        exchange
+
+	// A backend's task, and the exchange it serves (nil while pooled).
+	ep         *endpoint
+	connecting bool
+	reused     bool
+	inPool     bool
+	served     *exchange
+
+	// gen tells this connection's events from those of an earlier one
+	// with the same descriptor, closed while its event was pending.
+	gen uint32
+}
+
+func newLoop(s *loopServer) (*loop, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(ep)
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	l := &loop{srv: s, proxy: s.proxy, epoll: ep, wake: wake, conns: map[int]*loopConn{}, idle: map[*endpoint][]*loopConn{}}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake)}); err != nil {
+		l.closeFDs()
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	if err := l.watchListeners(true); err != nil {
+		l.closeFDs()
+		return nil, fmt.Errorf("event loop: %w", err)
+	}
+	return l, nil
+}
+
+// watchListeners adds the listeners to the loop's epoll, or removes them.
+func (l *loop) watchListeners(on bool) error {
+	for _, ln := range l.srv.listeners {
+		if !on {
+			unix.EpollCtl(l.epoll, unix.EPOLL_CTL_DEL, ln.fd, nil)
+			continue
+		}
+		// EPOLLEXCLUSIVE: a new connection wakes one loop, not all.
+		if err := unix.EpollCtl(l.epoll, unix.EPOLL_CTL_ADD, ln.fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLEXCLUSIVE, Fd: int32(ln.fd)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loop) closeFDs() {
+	unix.Close(l.wake)
+	unix.Close(l.epoll)
+}
+
+// poke interrupts the loop's wait.
+func (l *loop) poke() {
+	var one = [8]byte{1}
+	unix.Write(l.wake, one[:])
+}
+
+func (l *loop) run() {
+	defer l.srv.done.Done()
+	// The loop's thread waits in epoll_wait; no other goroutine needs it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	events := make([]unix.EpollEvent, 256)
+	stopping := false
+	l.now = time.Now()
+	l.nextSweep = l.now.Add(time.Second)
+	for {
+		timeout := max(0, int(l.nextSweep.Sub(l.now)/time.Millisecond)+1)
+		n, err := unix.EpollWait(l.epoll, events, timeout)
+		l.now = time.Now()
+		if err != nil && err != unix.EINTR {
+			l.srv.log.Error("event loop stopped", "err", err)
+			l.closeAll()
+			return
+		}
+		for i := range n {
+			ev := &events[i]
+			fd := int(ev.Fd)
+			if fd == l.wake {
+				var b [8]byte
+				unix.Read(l.wake, b[:])
+				continue
+			}
+			if c := l.conns[fd]; c != nil {
+				if c.gen == uint32(ev.Pad) {
+					l.event(c, ev.Events)
+				}
+				continue
+			}
+			if !stopping {
+				for _, ln := range l.srv.listeners {
+					if ln.fd == fd {
+						l.accept(ln)
+					}
+				}
+			}
+		}
+		if !l.now.Before(l.nextSweep) {
+			l.sweep()
+		}
+		if !l.acceptPausedUntil.IsZero() && !l.now.Before(l.acceptPausedUntil) {
+			l.acceptPausedUntil = time.Time{}
+			if !stopping {
+				l.watchListeners(true)
+			}
+		}
+		if l.srv.stopping.Load() {
+			if !stopping {
+				stopping = true
+				l.watchListeners(false)
+			}
+			if l.drain() {
+				return
+			}
+		}
+	}
+}
+
+// drain closes the clients that wait for nothing and reports whether none
+// is left; after abandon it closes every connection.
+func (l *loop) drain() bool {
+	abandon := l.abandon.Load()
+	for _, c := range l.conns {
+		if !c.backend && (abandon || c.x == nil && len(c.out) == 0) {
+			l.closeClient(c)
+		}
+	}
+	if l.clients > 0 {
+		return false
+	}
+	l.closeAll()
+	return true
+}
+
+func (l *loop) closeAll() {
+	for _, c := range l.conns {
+		l.closeConn(c)
+	}
+	clear(l.idle)
+}
+
+// accept takes one new connection: the listener stays readable while more
+// wait, and taking them one per wake-up spreads a burst over the loops.
+func (l *loop) accept(ln *loopListener) {
+	fd, sa, err := unix.Accept4(ln.fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	switch {
+	case err == unix.EMFILE || err == unix.ENFILE || err == unix.ENOBUFS || err == unix.ENOMEM:
+		// Out of descriptors or memory: the listener would wake the loop
+		// again at once. It rests for a second, as nginx's does.
+		l.srv.log.Warn("accept paused for a second", "err", err)
+		l.watchListeners(false)
+		l.acceptPausedUntil = l.now.Add(time.Second)
+		l.watch(l.acceptPausedUntil)
+		return
+	case err != nil:
+		if err != unix.EAGAIN && err != unix.ECONNABORTED && err != unix.EINTR {
+			l.srv.log.Warn("accept", "err", err)
+		}
+		return
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	c := &loopConn{fd: fd, ln: ln, remote: sockaddrIP(sa), deadline: l.now.Add(clientIdleTimeout)}
+	if err := l.register(c); err != nil {
+		unix.Close(fd)
+		return
+	}
+	l.clients++
+}
+
+func sockaddrIP(sa unix.Sockaddr) netip.Addr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrFrom4(a.Addr)
+	case *unix.SockaddrInet6:
+		return netip.AddrFrom16(a.Addr).Unmap()
+	}
+	return netip.Addr{}
+}
+
+// register adds c to the loop, edge-triggered for reads and writes: an
+// event comes when data arrives or buffer space frees up, and the loop
+// reads and writes until the kernel says EAGAIN.
+func (l *loop) register(c *loopConn) error {
+	l.gen++
+	c.gen = l.gen
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.fd), Pad: int32(c.gen)}
+	if err := unix.EpollCtl(l.epoll, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+		return err
+	}
+	l.conns[c.fd] = c
+	l.watch(c.deadline)
+	return nil
+}
+
+// watch makes the loop wake up by t.
+func (l *loop) watch(t time.Time) {
+	if !t.IsZero() && t.Before(l.nextSweep) {
+		l.nextSweep = t
+	}
+}
+
+func (l *loop) setDeadline(c *loopConn, d time.Duration) {
+	c.deadline = l.now.Add(d)
+	l.watch(c.deadline)
+}
+
+func (l *loop) event(c *loopConn, events uint32) {
+	if c.backend {
+		l.backendEvent(c, events)
+		return
+	}
+	if events&unix.EPOLLOUT != 0 && len(c.out) > 0 {
+		l.flush(c)
+		if c.closed {
+			return
+		}
+	}
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		c.readable = true
+		c.hup = c.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+		l.clientReadable(c)
+	}
+}
+
+// fill reads what c's socket holds into c.in, up to limit bytes in c.in.
+func (l *loop) fill(c *loopConn, limit int) {
+	for c.readable && !c.eof && len(c.in) < limit {
+		if cap(c.in)-len(c.in) < loopBufferSize/4 {
+			c.in = l.grow(c.in)
+		}
+		room := c.in[len(c.in):min(cap(c.in), limit)]
+		n, err := unix.Read(c.fd, room)
+		switch {
+		case n > 0:
+			c.in = c.in[:len(c.in)+n]
+			if n < len(room) && !c.hup {
+				// Drained: the next arrival raises a new edge.
+				c.readable = false
+			}
+		case err == unix.EAGAIN:
+			c.readable = false
+		case err == unix.EINTR:
+		default:
+			// End of stream or a reset.
+			c.eof, c.readable = true, false
+		}
+	}
+	if len(c.in) == 0 {
+		c.in = l.release(c.in)
+	}
+}
+
+// grow returns b with more room: a buffer from the free list for an
+// empty b, otherwise a larger copy.
+func (l *loop) grow(b []byte) []byte {
+	if cap(b) == 0 {
+		if n := len(l.free); n > 0 {
+			buf := l.free[n-1]
+			l.free = l.free[:n-1]
+			return buf[:0]
+		}
+		return make([]byte, 0, loopBufferSize)
+	}
+	bigger := make([]byte, len(b), 2*cap(b))
+	copy(bigger, b)
+	l.release(b[:0])
+	return bigger
+}
+
+// release returns an empty buffer of the standard size to the free list.
+func (l *loop) release(b []byte) []byte {
+	if cap(b) == loopBufferSize && len(l.free) < 1024 {
+		l.free = append(l.free, b[:0])
+	}
+	return nil
+}
+
+// consume drops the first n bytes of c.in.
+func (l *loop) consume(c *loopConn, n int) {
+	rest := copy(c.in, c.in[n:])
+	c.in = c.in[:rest]
+	if rest == 0 {
+		c.in = l.release(c.in)
+	}
+}
+
+// send queues p for c and writes what the socket takes.
+func (l *loop) send(c *loopConn, p []byte) {
+	if len(c.out) == 0 {
+		// Nothing queued: write straight from p.
+		n, err := l.write(c, p)
+		if err != nil || n == len(p) {
+			return
+		}
+		p = p[n:]
+	}
+	if cap(c.out) == 0 && len(p) <= loopBufferSize {
+		c.out = l.grow(nil)
+	}
+	c.out = append(c.out, p...)
+}
+
+// write writes p to c's socket, closing c on error; it returns how much
+// the kernel took.
+func (l *loop) write(c *loopConn, p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		n, err := unix.Write(c.fd, p[written:])
+		if n > 0 {
+			written += n
+			continue
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			return written, nil
+		}
+		if err == nil {
+			err = unix.EPIPE
+		}
+		l.writeFailed(c, err)
+		return written, err
+	}
+	return written, nil
+}
+
+// flush writes c.out, as far as the socket takes it.
+func (l *loop) flush(c *loopConn) {
+	n, err := l.write(c, c.out)
+	if err != nil {
+		return
+	}
+	l.consumeOut(c, n)
+	if len(c.out) > 0 {
+		return
+	}
+	if c.backend {
+		return
+	}
+	if c.closeWhenFlushed {
+		l.closeClient(c)
+		return
+	}
+	l.clientFlushed(c)
+}
+
+func (l *loop) consumeOut(c *loopConn, n int) {
+	rest := copy(c.out, c.out[n:])
+	c.out = c.out[:rest]
+	if rest == 0 {
+		c.out = l.release(c.out)
+	}
+}
+
+func (l *loop) writeFailed(c *loopConn, err error) {
+	if c.backend {
+		l.backendFailed(c, err)
+		return
+	}
+	l.closeClient(c)
+}
+
+// sweep acts on the connections past their deadline and finds the next
+// one.
+func (l *loop) sweep() {
+	next := l.now.Add(time.Second)
+	for _, c := range l.conns {
+		if c.deadline.IsZero() || c.closed {
+			continue
+		}
+		if !c.deadline.After(l.now) {
+			l.expired(c)
+			continue
+		}
+		if c.deadline.Before(next) {
+			next = c.deadline
+		}
+	}
+	if soonest := l.now.Add(minSweepInterval); next.Before(soonest) {
+		next = soonest
+	}
+	l.nextSweep = next
+}
+
+// expired handles a connection whose deadline passed.
+func (l *loop) expired(c *loopConn) {
+	if !c.backend {
+		// Idle, or too slow to send a request: fasthttp's IdleTimeout and
+		// ReadTimeout close the connection too.
+		l.closeClient(c)
+		return
+	}
+	switch {
+	case c.served == nil:
+		l.closeBackend(c) // idle in the pool too long
+	case c.connecting:
+		l.backendFailed(c, &net.OpError{Op: "dial", Net: "tcp", Err: errDialTimeout})
+	default:
+		l.backendFailed(c, errResponseHeaderTimeout)
+	}
+}
+
+var (
+	errDialTimeout           = timeoutError("connect timeout")
+	errResponseHeaderTimeout = timeoutError("timeout awaiting response headers")
+)
+
+type timeoutError string
+
+func (e timeoutError) Error() string { return string(e) }
+func (e timeoutError) Timeout() bool { return true }
+
+// closeConn closes c's socket and forgets it.
+func (l *loop) closeConn(c *loopConn) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	delete(l.conns, c.fd)
+	unix.Close(c.fd)
+	c.in = l.release(c.in)
+	c.out = l.release(c.out)
+	if !c.backend {
+		l.clients--
+	}
+}
+
+func (l *loop) closeClient(c *loopConn) {
+	if c.closed {
+		return
+	}
+	if x := c.x; x != nil && x.backend != nil {
+		// A response still coming cannot go anywhere now.
+		b := x.backend
+		x.backend, b.served = nil, nil
+		l.closeConn(b)
+	}
+	c.x = nil
+	l.closeConn(c)
+}
+
+// handOver passes c, from the request at the start of c.in on, to its
+// listener's fasthttp server.
+func (l *loop) handOver(c *loopConn) {
+	unix.EpollCtl(l.epoll, unix.EPOLL_CTL_DEL, c.fd, nil)
+	delete(l.conns, c.fd)
+	l.clients--
+	c.closed = true
+	pending := append([]byte(nil), c.in...)
+	c.in = l.release(c.in)
+	f := os.NewFile(uintptr(c.fd), "client")
+	nc, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		l.srv.log.Warn("hand connection over", "err", err)
+		return
+	}
+	conn := &prefixedConn{Conn: nc, prefix: pending}
+	h := c.ln.handoff
+	go func() {
+		select {
+		case h.conns <- conn:
+		case <-h.done:
+			conn.Close()
+		}
+	}()
+}
+
+// prefixedConn is a connection whose reads begin with bytes read before.
+type prefixedConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixedConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// dial starts a non-blocking connection to e.
+func (l *loop) dial(e *endpoint) (*loopConn, error) {
+	ap := e.addrPort
+	if !ap.IsValid() {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("bad backend address %q", e.addr)}
+	}
+	var sa unix.Sockaddr
+	family := unix.AF_INET
+	if ap.Addr().Is4() {
+		sa = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+	} else {
+		family = unix.AF_INET6
+		sa = &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", err)}
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	b := &loopConn{fd: fd, backend: true, ep: e}
+	switch err := unix.Connect(fd, sa); {
+	case err == nil:
+	case errors.Is(err, unix.EINPROGRESS):
+		b.connecting = true
+	default:
+		unix.Close(fd)
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
+	}
+	if err := l.register(b); err != nil {
+		unix.Close(fd)
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: err}
+	}
+	return b, nil
+}
+
+// pooled returns an idle connection to e, or nil.
+func (l *loop) pooled(e *endpoint) *loopConn {
+	conns := l.idle[e]
+	for len(conns) > 0 {
+		b := conns[len(conns)-1]
+		conns[len(conns)-1] = nil
+		conns = conns[:len(conns)-1]
+		b.inPool = false
+		if b.closed {
+			continue
+		}
+		l.setIdle(e, conns)
+		return b
+	}
+	l.setIdle(e, conns)
+	return nil
+}
+
+func (l *loop) setIdle(e *endpoint, conns []*loopConn) {
+	if len(conns) == 0 {
+		delete(l.idle, e)
+		return
+	}
+	l.idle[e] = conns
+}
+
+// pool keeps b for the next request to its task.
+func (l *loop) pool(b *loopConn) {
+	conns := l.idle[b.ep]
+	if len(conns) >= maxIdlePerEndpoint || l.srv.stopping.Load() {
+		l.closeConn(b)
+		return
+	}
+	b.served, b.inPool = nil, true
+	l.setDeadline(b, idleConnTimeout)
+	l.idle[b.ep] = append(conns, b)
+}
+
+// closeBackend closes a backend connection, pooled or not.
+func (l *loop) closeBackend(b *loopConn) {
+	l.closeConn(b)
+	if !b.inPool {
+		return
+	}
+	b.inPool = false
+	conns := l.idle[b.ep]
+	for i, p := range conns {
+		if p == b {
+			l.setIdle(b.ep, append(conns[:i], conns[i+1:]...))
+			break
+		}
+	}
+}
+
+// backendEvent handles readiness of a backend connection.
+func (l *loop) backendEvent(b *loopConn, events uint32) {
+	if b.connecting {
+		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+			return
+		}
+		errno, err := unix.GetsockoptInt(b.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err == nil && errno != 0 {
+			err = unix.Errno(errno)
+		}
+		if err != nil {
+			l.backendFailed(b, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)})
+			return
+		}
+		b.connecting = false
+		l.connected(b)
+		if b.closed {
+			return
+		}
+	}
+	if events&unix.EPOLLOUT != 0 && len(b.out) > 0 {
+		l.flush(b)
+		if b.closed {
+			return
+		}
+	}
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		b.readable = true
+		b.hup = b.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+		l.backendReadable(b)
+	}
+}

@@ -1,0 +1,581 @@
+//go:build linux
+
+package ingress
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
+)
+
+// exchange is a client's request in flight on an event loop: the request
+// as the backend gets it (kept whole, so it can go to another task), the
+// backends tried, and how far the response has come.
+type exchange struct {
+	client  *loopConn
+	backend *loopConn
+	route   *Route
+	u       *upstream
+	host    string
+	target  []byte
+	req     []byte
+	start   time.Time
+
+	idempotent  bool
+	head        bool // a HEAD request: the response has no body
+	clientClose bool
+
+	tried   [maxAttempts]*endpoint
+	ntried  int
+	retries int // on pooled connections the backend had closed
+
+	gotBytes     bool // the backend has answered something
+	sentHead     bool // the response head went to the client
+	framing      bodyFraming
+	remaining    int64
+	chunked      h1.Chunked
+	backendClose bool
+}
+
+type bodyFraming uint8
+
+const (
+	bodyNone bodyFraming = iota
+	bodyLength
+	bodyChunked
+	bodyUntilClose
+)
+
+// maxStaleRetries bounds how often a request goes again to a fresh
+// connection after a pooled one turned out closed by the backend.
+const maxStaleRetries = 2
+
+// clientReadable reads what the client sent and starts the next request
+// unless one is in flight (pipelined requests wait in c.in).
+func (l *loop) clientReadable(c *loopConn) {
+	l.fill(c, maxClientBuffered)
+	if c.closed || c.x != nil || len(c.out) > 0 {
+		return
+	}
+	l.nextRequest(c)
+}
+
+// clientFlushed resumes what waited for the client to take its bytes: the
+// backend's response, or the next request.
+func (l *loop) clientFlushed(c *loopConn) {
+	if x := c.x; x != nil {
+		if b := x.backend; b != nil && b.readable {
+			l.backendReadable(b)
+		}
+		return
+	}
+	l.nextRequest(c)
+}
+
+// nextRequest starts the request at the start of c.in, when it is whole.
+func (l *loop) nextRequest(c *loopConn) {
+	if c.readable {
+		l.fill(c, maxClientBuffered)
+	}
+	if c.closed {
+		return
+	}
+	if len(c.in) == 0 {
+		if c.eof || l.srv.stopping.Load() {
+			l.closeClient(c)
+			return
+		}
+		c.waitingHead = false
+		l.setDeadline(c, clientIdleTimeout)
+		return
+	}
+	r := &l.req
+	err := h1.ParseRequest(c.in, maxHeaderBytes, r)
+	if err == h1.ErrIncomplete || err == nil && len(c.in) < r.HeadLen+int(max(0, r.ContentLength)) && l.servable(c, r) {
+		if c.eof {
+			l.closeClient(c)
+			return
+		}
+		if !c.waitingHead {
+			// fasthttp's ReadTimeout: the whole request within 10 s.
+			c.waitingHead = true
+			l.setDeadline(c, clientHeadTimeout)
+		}
+		return
+	}
+	if err == nil && r.TransferEncoding && r.ContentLength >= 0 {
+		// Two framings: a smuggling attempt, refused and the connection
+		// closed (RFC 9112 6.1).
+		l.refuse(c, http.StatusBadRequest)
+		return
+	}
+	if err != nil || !l.servable(c, r) {
+		l.handOver(c)
+		return
+	}
+	host := string(r.Host)
+	route := l.proxy.Lookup(c.ln.kind, host)
+	if status, _, _ := l.proxy.decide(c.ln.kind, route, host); status != 0 {
+		// 404s and redirects are fasthttp's to answer.
+		l.handOver(c)
+		return
+	}
+	u := l.proxy.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
+	select {
+	case <-u.resolved:
+	default:
+		// A backend set nobody asked for lately: the loop does not wait
+		// for its first resolution.
+		l.handOver(c)
+		return
+	}
+	l.begin(c, r, route, u, host)
+}
+
+// servable says whether the loop proxies r itself.
+func (l *loop) servable(c *loopConn, r *h1.Request) bool {
+	return r.Minor == 1 && r.HasHost && len(r.Host) > 0 &&
+		!r.TransferEncoding && !r.Upgrade && !r.Expect && !r.Options &&
+		r.ContentLength <= maxBufferedRequestBody &&
+		len(r.Target) > 0 && r.Target[0] == '/' && string(r.Method) != http.MethodConnect &&
+		!(c.ln.acme && bytes.HasPrefix(r.Target, []byte(acmeChallengePrefix)))
+}
+
+// begin rewrites the request at the start of c.in for the backend and
+// sends it.
+func (l *loop) begin(c *loopConn, r *h1.Request, route *Route, u *upstream, host string) {
+	x := &c.xchg
+	*x = exchange{
+		client: c, route: route, u: u, host: host, start: l.now,
+		target: append(x.target[:0], r.Target...),
+		req:    x.req[:0],
+		head:   string(r.Method) == http.MethodHead, clientClose: r.Close,
+	}
+	x.idempotent = isIdempotentMethod(r.Method)
+	req := append(x.req, c.in[:r.RequestLineLen]...)
+	for _, f := range r.Fields {
+		switch {
+		case dropRequestField(f.Name):
+			continue
+		case h1.EqualFold(f.Name, "idempotency-key"), h1.EqualFold(f.Name, "x-idempotency-key"):
+			x.idempotent = true
+		}
+		req = appendField(req, f.Name, f.Value)
+	}
+	req = append(req, "X-Forwarded-For: "...)
+	req = c.remote.AppendTo(req)
+	req = append(req, "\r\nX-Forwarded-Host: "...)
+	req = append(req, r.Host...)
+	req = append(req, "\r\nX-Forwarded-Proto: http\r\n\r\n"...)
+	body := int(max(0, r.ContentLength))
+	req = append(req, c.in[r.HeadLen:r.HeadLen+body]...)
+	x.req = req
+	l.consume(c, r.HeadLen+body)
+	c.x = x
+	c.waitingHead = false
+	c.deadline = time.Time{}
+	l.sendRequest(c)
+}
+
+func appendField(b, name, value []byte) []byte {
+	b = append(b, name...)
+	b = append(b, ": "...)
+	b = append(b, value...)
+	return append(b, "\r\n"...)
+}
+
+func isIdempotentMethod(m []byte) bool {
+	switch string(m) {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// dropRequestField says whether a client's header field stays behind: the
+// hop-by-hop fields, the forwarding fields the gateway sets itself, and
+// Expect.
+func dropRequestField(name []byte) bool {
+	return isHopField(name) || h1.EqualFold(name, "forwarded") || h1.EqualFold(name, "x-forwarded-for") ||
+		h1.EqualFold(name, "x-forwarded-host") || h1.EqualFold(name, "x-forwarded-proto") || h1.EqualFold(name, "expect")
+}
+
+// isHopField says whether a field concerns one connection only (RFC 9110
+// 7.6.1): hopHeaders, in any case.
+func isHopField(name []byte) bool {
+	switch len(name) {
+	case 2:
+		return h1.EqualFold(name, "te")
+	case 7:
+		return h1.EqualFold(name, "trailer") || h1.EqualFold(name, "upgrade")
+	case 10:
+		return h1.EqualFold(name, "connection") || h1.EqualFold(name, "keep-alive")
+	case 16:
+		return h1.EqualFold(name, "proxy-connection")
+	case 18:
+		return h1.EqualFold(name, "proxy-authenticate")
+	case 19:
+		return h1.EqualFold(name, "proxy-authorization")
+	}
+	return false
+}
+
+// sendRequest sends the request in flight to the next task: on a pooled
+// connection, or a new one.
+func (l *loop) sendRequest(c *loopConn) {
+	x := c.x
+	for {
+		e := x.u.pick(x.tried[:x.ntried])
+		if e == nil {
+			x.u.refresh()
+			l.fail(c, errNoBackend)
+			return
+		}
+		b := l.pooled(e)
+		reused := b != nil
+		if b == nil {
+			var err error
+			if b, err = l.dial(e); err != nil {
+				e.markDown()
+				x.u.refresh()
+				x.tried[x.ntried] = e
+				x.ntried++
+				if x.ntried >= maxAttempts {
+					l.fail(c, err)
+					return
+				}
+				continue
+			}
+		}
+		b.reused, b.served, x.backend = reused, x, b
+		if b.connecting {
+			l.setDeadline(b, x.route.Timeouts.connect())
+			return
+		}
+		l.connected(b)
+		return
+	}
+}
+
+// connected writes the request on b, now connected.
+func (l *loop) connected(b *loopConn) {
+	x := b.served
+	l.setDeadline(b, x.route.Timeouts.responseHeader())
+	l.send(b, x.req)
+}
+
+// backendFailed ends b after err and decides what becomes of its request:
+// another try (a connection that could not be made, a pooled one the
+// backend had closed, or an idempotent request that got no answer), a
+// 502 or 504, or — when the response had begun — the end of the client's
+// connection, which is all that tells the client it was cut short.
+func (l *loop) backendFailed(b *loopConn, err error) {
+	x := b.served
+	l.closeBackend(b)
+	if x == nil {
+		return
+	}
+	b.served, x.backend = nil, nil
+	c := x.client
+	if x.gotBytes {
+		if x.sentHead {
+			l.closeClient(c)
+		} else {
+			l.fail(c, err)
+		}
+		return
+	}
+	if b.reused && !isTimeout(err) && x.retries < maxStaleRetries {
+		x.retries++
+		l.sendRequest(c)
+		return
+	}
+	dialFailed := isDialError(err)
+	if dialFailed {
+		b.ep.markDown()
+		x.u.refresh()
+	}
+	x.tried[x.ntried] = b.ep
+	x.ntried++
+	if x.ntried >= maxAttempts || !(dialFailed || x.idempotent && !isTimeout(err)) {
+		l.fail(c, err)
+		return
+	}
+	l.sendRequest(c)
+}
+
+// fail answers the request in flight with a 502 or 504.
+func (l *loop) fail(c *loopConn, err error) {
+	x := c.x
+	status := failureStatus(err)
+	l.srv.log.Warn("proxy request failed", "host", x.host, "path", string(x.target), "status", status, "err", err)
+	l.observe(x, status)
+	l.scratch = appendTextResponse(l.scratch[:0], status, failureText(status), x.clientClose)
+	l.send(c, l.scratch)
+	if c.closed {
+		// The client is gone (closeClient ended the exchange).
+		return
+	}
+	l.finish(c, nil)
+}
+
+// refuse answers c's request with status and closes the connection.
+func (l *loop) refuse(c *loopConn, status int) {
+	text := http.StatusText(status) + "\n"
+	l.scratch = appendTextResponse(l.scratch[:0], status, text, true)
+	c.closeWhenFlushed = true
+	l.send(c, l.scratch)
+	if !c.closed && len(c.out) == 0 {
+		l.closeClient(c)
+	}
+}
+
+// appendTextResponse appends a whole plain-text response.
+func appendTextResponse(out []byte, status int, text string, closing bool) []byte {
+	out = append(out, "HTTP/1.1 "...)
+	out = strconv.AppendInt(out, int64(status), 10)
+	out = append(out, ' ')
+	out = append(out, http.StatusText(status)...)
+	out = append(out, "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
+	out = strconv.AppendInt(out, int64(len(text)), 10)
+	if closing {
+		out = append(out, "\r\nConnection: close"...)
+	}
+	out = append(out, "\r\n\r\n"...)
+	return append(out, text...)
+}
+
+func (l *loop) observe(x *exchange, status int) {
+	if l.proxy.metrics != nil {
+		x.route.stats.Observe(status, l.now.Sub(x.start))
+	}
+}
+
+// backendReadable passes what the backend sent on to the client, until
+// the socket is drained, the response ends, or the client has enough
+// waiting (then the client's next flush resumes it).
+func (l *loop) backendReadable(b *loopConn) {
+	x := b.served
+	if x == nil {
+		// Pooled: the backend closed it (or broke the protocol).
+		l.closeBackend(b)
+		return
+	}
+	c := x.client
+	for b.served == x && !b.closed {
+		if len(c.out) >= maxClientPending {
+			return
+		}
+		l.fill(b, loopBufferSize)
+		if len(b.in) > 0 {
+			x.gotBytes = true
+			l.relay(c, b)
+			if b.served != x || b.closed {
+				return
+			}
+		}
+		if b.eof {
+			l.backendEnded(b)
+			return
+		}
+		if !b.readable {
+			return
+		}
+	}
+}
+
+// backendEnded handles the end of b's stream: the end of a response
+// delimited by it, or a failure.
+func (l *loop) backendEnded(b *loopConn) {
+	x := b.served
+	if x.sentHead && x.framing == bodyUntilClose {
+		l.finish(x.client, b)
+		return
+	}
+	l.backendFailed(b, io.ErrUnexpectedEOF)
+}
+
+// relay moves the response bytes in b.in to the client: the head,
+// rewritten, then the body as far as it belongs to this response.
+func (l *loop) relay(c *loopConn, b *loopConn) {
+	x := b.served
+	for len(b.in) > 0 {
+		if !x.sentHead {
+			r := &l.resp
+			switch err := h1.ParseResponse(b.in, maxHeaderBytes, r); {
+			case err == h1.ErrIncomplete:
+				return
+			case err != nil:
+				l.backendFailed(b, err)
+				return
+			}
+			if r.Status < 200 {
+				if r.Status == http.StatusSwitchingProtocols {
+					// Nobody asked for an upgrade.
+					l.backendFailed(b, errUnaskedUpgrade)
+					return
+				}
+				// An interim response (103 Early Hints) passes as it is.
+				l.send(c, b.in[:r.HeadLen])
+				if c.closed {
+					// A failed write closed b too, and released b.in.
+					return
+				}
+				l.consume(b, r.HeadLen)
+				continue
+			}
+			out := l.responseHead(x, r, b.in)
+			l.consume(b, r.HeadLen)
+			x.sentHead = true
+			b.deadline = time.Time{}
+			l.observe(x, r.Status)
+			n, done, err := x.bodyPart(b.in)
+			if err != nil {
+				l.send(c, out)
+				l.closeClient(c)
+				return
+			}
+			out = append(out, b.in[:n]...)
+			l.scratch = out
+			l.consume(b, n)
+			l.send(c, out)
+			if c.closed {
+				return
+			}
+			if done {
+				l.finish(c, b)
+				return
+			}
+			continue
+		}
+		n, done, err := x.bodyPart(b.in)
+		if err != nil {
+			l.closeClient(c)
+			return
+		}
+		l.send(c, b.in[:n])
+		if c.closed {
+			// A failed write closed b too, and released b.in.
+			return
+		}
+		l.consume(b, n)
+		if done {
+			l.finish(c, b)
+			return
+		}
+	}
+}
+
+var errUnaskedUpgrade = errors.New("backend switched protocols unasked")
+
+// responseHead returns the response head for the client, in l.scratch,
+// and sets x's body framing: the backend's head without hop-by-hop fields
+// (nor those its Connection field names), as HTTP/1.1.
+func (l *loop) responseHead(x *exchange, r *h1.Response, raw []byte) []byte {
+	switch {
+	case x.head || r.Status == http.StatusNoContent || r.Status == http.StatusNotModified:
+		x.framing = bodyNone
+	case r.TransferEncoding && r.Chunked:
+		x.framing, x.chunked = bodyChunked, h1.Chunked{}
+	case r.TransferEncoding:
+		x.framing = bodyUntilClose
+	case r.ContentLength >= 0:
+		x.framing, x.remaining = bodyLength, r.ContentLength
+	default:
+		x.framing = bodyUntilClose
+	}
+	x.backendClose = r.Close
+	out := append(l.scratch[:0], "HTTP/1.1"...)
+	out = append(out, raw[len("HTTP/1.1"):r.StatusLineLen]...)
+	for _, f := range r.Fields {
+		switch {
+		case isHopField(f.Name):
+			continue
+		case r.TransferEncoding && h1.EqualFold(f.Name, "content-length"):
+			// Transfer-Encoding decides the framing (RFC 9112 6.3).
+			continue
+		case r.Options && namedByConnection(r.Fields, f.Name):
+			continue
+		}
+		out = appendField(out, f.Name, f.Value)
+	}
+	if x.clientClose || x.framing == bodyUntilClose {
+		out = append(out, "Connection: close\r\n"...)
+	}
+	return append(out, "\r\n"...)
+}
+
+// namedByConnection says whether a Connection field among fields names
+// name, other than a framing field.
+func namedByConnection(fields []h1.Field, name []byte) bool {
+	if h1.EqualFold(name, "content-length") || h1.EqualFold(name, "transfer-encoding") {
+		return false
+	}
+	for _, f := range fields {
+		if !h1.EqualFold(f.Name, "connection") {
+			continue
+		}
+		for opt := range bytes.SplitSeq(f.Value, []byte(",")) {
+			if bytes.EqualFold(bytes.TrimSpace(opt), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bodyPart returns how much of p belongs to the response body and whether
+// the body ends there.
+func (x *exchange) bodyPart(p []byte) (int, bool, error) {
+	switch x.framing {
+	case bodyLength:
+		n := int(min(int64(len(p)), x.remaining))
+		x.remaining -= int64(n)
+		return n, x.remaining == 0, nil
+	case bodyChunked:
+		return x.chunked.Scan(p)
+	case bodyUntilClose:
+		return len(p), false, nil
+	}
+	return 0, true, nil
+}
+
+// finish ends the exchange: b (nil after a failure) goes back to the pool
+// if it can serve another request, and the client's next request starts
+// once the response is written.
+func (l *loop) finish(c *loopConn, b *loopConn) {
+	x := c.x
+	if b != nil {
+		b.served, x.backend = nil, nil
+		// A connection with bytes left over either way (an answer sent
+		// before the whole request was taken) is not reused.
+		if x.backendClose || x.framing == bodyUntilClose || len(b.in) > 0 || len(b.out) > 0 || b.eof {
+			l.closeBackend(b)
+		} else {
+			l.pool(b)
+		}
+	}
+	c.x = nil
+	if cap(x.req) > loopBufferSize {
+		x.req = nil
+	}
+	if c.closed {
+		return
+	}
+	if x.clientClose || x.framing == bodyUntilClose || l.srv.stopping.Load() {
+		c.closeWhenFlushed = true
+	}
+	if len(c.out) > 0 {
+		return // flush goes on
+	}
+	if c.closeWhenFlushed {
+		l.closeClient(c)
+		return
+	}
+	l.nextRequest(c)
+}
