@@ -100,8 +100,7 @@ func (s *loopServer) start() error {
 
 func (s *loopServer) closeLoops() {
 	for _, l := range s.loops {
-		unix.Close(l.wake)
-		unix.Close(l.epoll)
+		l.closeFDs()
 	}
 	s.loops = nil
 }
@@ -169,6 +168,12 @@ type loop struct {
 	// scratch holds a response head (and body) being put together.
 	scratch []byte
 
+	// resolved holds the clients whose backend set was resolved since the
+	// loop last looked (afterResolution); fdsClosed says the loop is gone.
+	resolvedMu sync.Mutex
+	resolved   []*loopConn
+	fdsClosed  bool
+
 	now       time.Time
 	nextSweep time.Time
 	// acceptPausedUntil: the listeners rest after running out of
@@ -203,6 +208,9 @@ type loopConn struct {
 	closeWhenFlushed bool
 	// waitingHead: part of a request arrived, and the head timeout runs.
 	waitingHead bool
+	// awaitingBackends: the request's backend set is being resolved for
+	// the first time (afterResolution).
+	awaitingBackends bool
 	xchg        exchange
 
 	// A backend's task, and the exchange it serves (nil while pooled).
@@ -255,14 +263,51 @@ func (l *loop) watchListeners(on bool) error {
 }
 
 func (l *loop) closeFDs() {
+	l.resolvedMu.Lock()
+	defer l.resolvedMu.Unlock()
+	l.fdsClosed = true
 	unix.Close(l.wake)
 	unix.Close(l.epoll)
 }
 
 // poke interrupts the loop's wait.
 func (l *loop) poke() {
+	l.resolvedMu.Lock()
+	defer l.resolvedMu.Unlock()
+	l.pokeLocked()
+}
+
+func (l *loop) pokeLocked() {
+	if l.fdsClosed {
+		return
+	}
 	var one = [8]byte{1}
 	unix.Write(l.wake, one[:])
+}
+
+// afterResolution runs off the loop: once u has been resolved, it gives c
+// back to its loop, whose next wake-up reads c's request again.
+func (l *loop) afterResolution(u *upstream, c *loopConn) {
+	<-u.resolved
+	l.resolvedMu.Lock()
+	defer l.resolvedMu.Unlock()
+	l.resolved = append(l.resolved, c)
+	l.pokeLocked()
+}
+
+// resume reads again the requests afterResolution gave back.
+func (l *loop) resume() {
+	l.resolvedMu.Lock()
+	conns := l.resolved
+	l.resolved = nil
+	l.resolvedMu.Unlock()
+	for _, c := range conns {
+		if c.closed {
+			continue
+		}
+		c.awaitingBackends = false
+		l.nextRequest(c)
+	}
 }
 
 func (l *loop) run() {
@@ -289,6 +334,7 @@ func (l *loop) run() {
 			if fd == l.wake {
 				var b [8]byte
 				unix.Read(l.wake, b[:])
+				l.resume()
 				continue
 			}
 			if c := l.conns[fd]; c != nil {

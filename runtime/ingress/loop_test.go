@@ -820,3 +820,53 @@ func TestLoop_Shutdown(t *testing.T) {
 		t.Fatal("a new connection was accepted after shutdown")
 	}
 }
+
+// gatedResolver answers only once release is closed.
+type gatedResolver struct {
+	Resolver
+	release chan struct{}
+}
+
+func (r gatedResolver) LookupHost(ctx context.Context, host string) ([]string, error) {
+	select {
+	case <-r.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return r.Resolver.LookupHost(ctx, host)
+}
+
+// TestLoop_WaitsForFirstResolution: the first request to a backend set
+// nobody asked for yet waits for its resolution off the loop, and the
+// loop proxies it (no handover), while other connections go on.
+func TestLoop_WaitsForFirstResolution(t *testing.T) {
+	t.Parallel()
+	ln := listenLoopback(t, "127.0.0.1:0")
+	loopBackend(t, ln, 0, nil)
+	early := backendRoute("early.example.com", portOf(ln), Timeouts{})
+	g := startLoops(t, map[string][]string{"early.example.com": {"127.0.0.1"}, "late.example.com": {"127.0.0.1"}}, early)
+	release := make(chan struct{})
+	// Set before any request to the late route creates its upstream.
+	g.proxy.ups.resolver = gatedResolver{Resolver: g.proxy.ups.resolver, release: release}
+	if err := g.proxy.SetTable(Table{Version: 2, Routes: []Route{early, backendRoute("late.example.com", portOf(ln), Timeouts{})}}); err != nil {
+		t.Fatal(err)
+	}
+
+	late, lateBr := dialGateway(t, g.addr)
+	io.WriteString(late, "GET /echo?q=late HTTP/1.1\r\nHost: late.example.com\r\n\r\n")
+	// The loop serves others while the late request waits.
+	other, otherBr := dialGateway(t, g.addr)
+	if resp, body := rawExchange(t, otherBr, other, "GET /echo?q=early HTTP/1.1\r\nHost: early.example.com\r\n\r\n"); resp.StatusCode != 200 || body != "GET q=early " {
+		t.Fatalf("early route while the late one resolves: %d %q", resp.StatusCode, body)
+	}
+	late.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := lateBr.Peek(1); err == nil {
+		t.Fatal("the late request was answered before its backend set was resolved")
+	}
+	late.SetReadDeadline(time.Now().Add(10 * time.Second))
+	close(release)
+	if resp, body := readResponse(t, lateBr, http.MethodGet); resp.StatusCode != 200 || body != "GET q=late " {
+		t.Fatalf("late route: %d %q", resp.StatusCode, body)
+	}
+	g.expectNoHandover(t)
+}

@@ -82,7 +82,7 @@ func (l *loop) nextRequest(c *loopConn) {
 	if c.readable {
 		l.fill(c, maxClientBuffered)
 	}
-	if c.closed {
+	if c.closed || c.awaitingBackends {
 		return
 	}
 	if len(c.in) == 0 {
@@ -129,9 +129,11 @@ func (l *loop) nextRequest(c *loopConn) {
 	select {
 	case <-u.resolved:
 	default:
-		// A backend set nobody asked for lately: the loop does not wait
-		// for its first resolution.
-		l.handOver(c)
+		// A backend set nobody asked for lately: the request waits for
+		// its first resolution (at most a couple of seconds), off the
+		// loop, and is read again when it is done.
+		c.awaitingBackends = true
+		go l.afterResolution(u, c)
 		return
 	}
 	l.begin(c, r, route, u, host)

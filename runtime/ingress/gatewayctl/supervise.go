@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -126,13 +127,22 @@ func (s *Supervisor) noteAddresses(ctx context.Context) error {
 	cfg := s.Config
 	cfg.Name = s.Manager.name
 	bridge := cfg.withDefaults().Network
+	// The last address known on each network stays until another one is
+	// seen: a check while the container is stopped (no address) must not
+	// hide the change once it runs again.
+	next := make(map[string]string, len(s.addresses)+len(on))
+	maps.Copy(next, s.addresses)
 	for n, ip := range on {
+		if ip == "" {
+			continue
+		}
 		if old := s.addresses[n]; n != bridge && old != "" && old != ip {
 			s.Manager.log.Warn("the gateway's address on a network changed: services routed there trust the old one (SLIPWAY_INGRESS_PROXIES) until the next drift repair rolls them onto the new one (within reconciliation.scan_interval_seconds)",
 				"container", s.Manager.name, "network", n, "old", old, "new", ip)
 		}
+		next[n] = ip
 	}
-	s.addresses = on
+	s.addresses = next
 	return nil
 }
 
