@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -24,7 +25,7 @@ func (h *handler) applicationSettings(c *fiber.Ctx) error {
 
 // settingsTab reads the repository connection from the saved manifest.
 func (h *handler) settingsTab(c *fiber.Ctx, a store.Application) (page.SettingsTab, error) {
-	m, _, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	m, _, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil || m == nil || m.Spec.Manifest == nil {
 		return page.SettingsTab{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -25,7 +26,7 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 		return page.EnvironmentsTab{}, err
 	}
 	t := page.EnvironmentsTab{Envs: envs, Errors: errs, Notice: notice}
-	m, _, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	m, _, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil {
 		return t, err
 	}

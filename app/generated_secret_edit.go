@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -92,7 +93,7 @@ func (h *handler) editDeclarations(c *fiber.Ctx, errKey, notice string, build fu
 // each, the services and jobs mounting it by its literal name (a ${{ }}
 // name is only known once rendered for an environment).
 func (h *handler) secretDeclarations(c *fiber.Ctx, a store.Application) ([]page.DeclarationRow, bool, error) {
-	m, _, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	m, _, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil || m == nil {
 		return nil, false, err
 	}

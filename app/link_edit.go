@@ -7,6 +7,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -72,7 +73,7 @@ func (h *handler) editLinks(c *fiber.Ctx, kind string, edit func(*manifest.Manif
 // linksTab reads the saved manifest's exports and imports.
 func (h *handler) linksTab(c *fiber.Ctx, a store.Application) (page.LinksTab, error) {
 	var t page.LinksTab
-	m, _, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	m, _, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil || m == nil {
 		return t, err
 	}

@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"path"
@@ -13,8 +10,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/slipwayhq/slipway/manifest"
-	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views"
 	"github.com/slipwayhq/slipway/views/page"
 	"github.com/slipwayhq/slipway/views/partial"
@@ -99,27 +94,4 @@ func (h *handler) renderEditor(c *fiber.Ctx, status int, f manifestForm, editor 
 		return err
 	}
 	return h.render(c, status, a.Name+" · Manifest", page.ApplicationManifest(page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: "manifest"}, v))
-}
-
-// savedManifest is the application's current revision decoded, nil when it
-// has none.
-func (h *handler) savedManifest(ctx context.Context, teamID, appID string) (*manifest.Manifest, store.ManifestRevision, error) {
-	rev, err := h.store.GetCurrentManifestRevision(ctx, teamID, appID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, store.ManifestRevision{}, nil
-	}
-	if err != nil {
-		return nil, rev, err
-	}
-	m, err := decodeSaved(rev)
-	return m, rev, err
-}
-
-func decodeSaved(rev store.ManifestRevision) (*manifest.Manifest, error) {
-	var m manifest.Manifest
-	d := json.NewDecoder(bytes.NewReader(rev.Manifest))
-	if err := d.Decode(&m); err != nil {
-		return nil, err
-	}
-	return &m, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/partial"
 )
@@ -59,7 +60,7 @@ func (h *handler) plan(c *fiber.Ctx, f manifestForm) (*partial.PlanView, []parti
 	var existing []manifest.ExistingEnvironment
 	if app.ID != "" {
 		var rev store.ManifestRevision
-		if old, rev, err = h.savedManifest(ctx, teamID, app.ID); err != nil {
+		if old, rev, err = savedmanifest.CurrentLenient(ctx, h.store, teamID, app.ID); err != nil {
 			return nil, nil, err
 		}
 		against = rev.Revision

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 	"github.com/slipwayhq/slipway/views/partial"
@@ -19,7 +20,7 @@ func (h *handler) manifestShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	_, rev, err := h.savedManifest(c.UserContext(), a.TeamID, a.ID)
+	_, rev, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (h *handler) manifestView(c *fiber.Ctx, a store.Application, editor partial
 			if err != nil {
 				return v, err
 			}
-			if ms[i], err = decodeSaved(r); err != nil {
+			if ms[i], err = savedmanifest.DecodeLenient(r); err != nil {
 				return v, err
 			}
 		}

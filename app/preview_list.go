@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -31,7 +32,7 @@ func (h *handler) previewList(c *fiber.Ctx) error {
 func (h *handler) previewsTab(c *fiber.Ctx, a store.Application, notice string) (page.PreviewsTab, error) {
 	ctx := c.UserContext()
 	t := page.PreviewsTab{Notice: notice, RowErrors: map[string]string{}}
-	m, _, err := h.savedManifest(ctx, a.TeamID, a.ID)
+	m, _, err := savedmanifest.CurrentLenient(ctx, h.store, a.TeamID, a.ID)
 	if err != nil {
 		return t, err
 	}

@@ -16,6 +16,7 @@
 // secret_name_conflict, ...), which the pipeline turns into a deployment
 // failure.
 //
-// It imports store, keyring and manifest; it must not import jobs, app,
-// runtime (other than runtime/swarm's SecretValue type), views or forge.
+// It imports store, keyring, manifest and savedmanifest; it must not import
+// jobs, app, runtime (other than runtime/swarm's SecretValue type), views or
+// forge.
 package secrets

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/slipwayhq/slipway/keyring"
-	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -140,17 +140,10 @@ func (s *Service) Set(ctx context.Context, teamID, applicationID, name string, v
 // declaredNames reads spec.secrets of the application's saved manifest;
 // an application without one declares nothing.
 func (s *Service) declaredNames(ctx context.Context, teamID, applicationID string) (map[string]bool, error) {
-	rev, err := s.st.GetCurrentManifestRevision(ctx, teamID, applicationID)
-	if errors.Is(err, store.ErrNotFound) {
-		// No manifest yet, or no application: SetSecretValue tells which.
-		return nil, nil
-	}
-	if err != nil {
+	m, _, err := savedmanifest.Current(ctx, s.st, teamID, applicationID)
+	if err != nil || m == nil {
+		// m is nil without a manifest or application: SetSecretValue tells which.
 		return nil, err
-	}
-	m, err := manifest.Decode(rev.Manifest, "json")
-	if err != nil {
-		return nil, fmt.Errorf("read saved manifest revision %d: %w", rev.Revision, err)
 	}
 	out := make(map[string]bool, len(m.Spec.Secrets))
 	for _, d := range m.Spec.Secrets {

@@ -2,11 +2,11 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -42,20 +42,13 @@ func RenameApplication(ctx context.Context, st *store.Store, a Actor, enqueue En
 			out.Application, out.Revision = app, app.CurrentRevision
 			return nil
 		}
-		current, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, app.ID)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
+		saved, current, err := savedmanifest.Current(ctx, tx, a.TeamID, app.ID)
+		if err != nil {
 			return err
-		default:
-			m, err := manifest.Decode(current.Manifest, "json")
-			if err != nil {
-				return fmt.Errorf("decode saved revision %d: %w", current.Revision, err)
-			}
-			if m.Spec.Manifest != nil {
-				return &InputError{Field: "name", Code: "repository_managed",
-					Message: "the manifest is read from a repository and must keep its name: disconnect it (remove spec.manifest), rename, then rename it in the repository"}
-			}
+		}
+		if saved != nil && saved.Spec.Manifest != nil {
+			return &InputError{Field: "name", Code: "repository_managed",
+				Message: "the manifest is read from a repository and must keep its name: disconnect it (remove spec.manifest), rename, then rename it in the repository"}
 		}
 		if out.Application, err = tx.RenameApplication(ctx, a.TeamID, app.ID, name); err != nil {
 			return conflictInput(err, fmt.Sprintf("an application named %q already exists in this team", name))

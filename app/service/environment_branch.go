@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -32,7 +33,7 @@ func SetEnvironmentBranch(ctx context.Context, st *store.Store, a Actor, appID, 
 		if err := refuseSourceDeclared(ctx, tx, a, appID, env); err != nil {
 			return err
 		}
-		saved, err := savedManifest(ctx, tx, a, appID)
+		saved, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
 		if err != nil {
 			return err
 		}

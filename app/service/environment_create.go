@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -37,7 +38,7 @@ func CreateEnvironment(ctx context.Context, st *store.Store, a Actor, appID, nam
 	}
 	var out store.Environment
 	err := st.WithTx(ctx, func(tx *store.Store) error {
-		saved, err := savedManifest(ctx, tx, a, appID)
+		saved, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func RenameEnvironment(ctx context.Context, st *store.Store, a Actor, appID, old
 			out = env
 			return nil
 		}
-		saved, err := savedManifest(ctx, tx, a, appID)
+		saved, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
 		if err != nil {
 			return err
 		}
@@ -109,23 +110,6 @@ func RenameEnvironment(ctx context.Context, st *store.Store, a Actor, appID, old
 		return record(ctx, tx, a, "environment.rename", "environment", env.ID, map[string]any{"from": env.Name, "to": newName})
 	})
 	return out, err
-}
-
-// savedManifest decodes the application's saved manifest, nil when it has
-// none.
-func savedManifest(ctx context.Context, tx *store.Store, a Actor, appID string) (*manifest.Manifest, error) {
-	rev, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, appID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Decode(rev.Manifest, "json")
-	if err != nil {
-		return nil, fmt.Errorf("decode saved revision %d: %w", rev.Revision, err)
-	}
-	return m, nil
 }
 
 // refuseDeclaredName is environment_declared for a name the saved

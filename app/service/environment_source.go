@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -62,16 +62,13 @@ func SetEnvironmentSource(ctx context.Context, st *store.Store, a Actor, appID, 
 }
 
 func refuseDeclared(ctx context.Context, tx *store.Store, a Actor, appID string, env store.Environment) error {
-	rev, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, appID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
+	m, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
+	var undecodable *savedmanifest.DecodeError
+	if errors.As(err, &undecodable) {
+		return nil // as before: a revision this version cannot read declares nothing
 	}
-	if err != nil {
+	if err != nil || m == nil {
 		return err
-	}
-	m, err := manifest.Decode(rev.Manifest, "json")
-	if err != nil {
-		return nil
 	}
 	if _, ok := m.Spec.Environments[env.Name]; ok {
 		return &InputError{Field: "environment", Code: "environment_declared",

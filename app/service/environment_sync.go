@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -22,7 +23,7 @@ func BlockSetsSource(m *manifest.Manifest, name string) bool {
 // refuseSourceDeclared refuses to change the source of an environment
 // whose block in the saved manifest sets it (environment_declared).
 func refuseSourceDeclared(ctx context.Context, tx *store.Store, a Actor, appID string, env store.Environment) error {
-	m, err := savedManifest(ctx, tx, a, appID)
+	m, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
 	if err != nil || !BlockSetsSource(m, env.Name) {
 		return err
 	}
@@ -40,7 +41,7 @@ func SetEnvironmentSync(ctx context.Context, st *store.Store, a Actor, appID, en
 		if err != nil {
 			return err
 		}
-		m, err := savedManifest(ctx, tx, a, appID)
+		m, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID)
 		if err != nil {
 			return err
 		}

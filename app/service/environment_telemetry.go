@@ -6,6 +6,7 @@ import (
 
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -35,10 +36,8 @@ func SetEnvironmentTelemetry(ctx context.Context, st *store.Store, a Actor, enqu
 			return err
 		}
 		out = TelemetryGrant{Environment: env, Granted: on}
-		if rev, err := tx.GetCurrentManifestRevision(ctx, a.TeamID, appID); err == nil {
-			if m, err := manifest.Decode(rev.Manifest, "json"); err == nil {
-				out.Receiver = TelemetryReceiver(m)
-			}
+		if m, _, err := savedmanifest.Current(ctx, tx, a.TeamID, appID); err == nil && m != nil {
+			out.Receiver = TelemetryReceiver(m)
 		}
 		if err := record(ctx, tx, a, "environment.telemetry", "environment", env.ID, map[string]any{"granted": on}); err != nil {
 			return err
