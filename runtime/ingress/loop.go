@@ -460,9 +460,9 @@ func (l *loop) setDeadline(c *loopConn, d time.Duration) {
 	l.watch(c.deadline)
 }
 
+// event handles readiness of a client or backend connection.
 func (l *loop) event(c *loopConn, events uint32) {
-	if c.backend {
-		l.backendEvent(c, events)
+	if c.connecting && !l.connectDone(c, events) {
 		return
 	}
 	if events&unix.EPOLLOUT != 0 && len(c.out) > 0 {
@@ -471,9 +471,14 @@ func (l *loop) event(c *loopConn, events uint32) {
 			return
 		}
 	}
-	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		c.readable = true
-		c.hup = c.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) == 0 {
+		return
+	}
+	c.readable = true
+	c.hup = c.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	if c.backend {
+		l.backendReadable(c)
+	} else {
 		l.clientReadable(c)
 	}
 }
@@ -827,35 +832,21 @@ func (l *loop) closeBackend(b *loopConn) {
 	}
 }
 
-// backendEvent handles readiness of a backend connection.
-func (l *loop) backendEvent(b *loopConn, events uint32) {
-	if b.connecting {
-		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
-			return
-		}
-		errno, err := unix.GetsockoptInt(b.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-		if err == nil && errno != 0 {
-			err = unix.Errno(errno)
-		}
-		if err != nil {
-			l.backendFailed(b, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)})
-			return
-		}
-		b.connecting = false
-		l.connected(b)
-		if b.closed {
-			return
-		}
+// connectDone finishes a backend connection in progress once epoll says
+// how it went, and reports whether the connection is up.
+func (l *loop) connectDone(b *loopConn, events uint32) bool {
+	if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+		return false
 	}
-	if events&unix.EPOLLOUT != 0 && len(b.out) > 0 {
-		l.flush(b)
-		if b.closed {
-			return
-		}
+	errno, err := unix.GetsockoptInt(b.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err == nil && errno != 0 {
+		err = unix.Errno(errno)
 	}
-	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		b.readable = true
-		b.hup = b.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
-		l.backendReadable(b)
+	if err != nil {
+		l.backendFailed(b, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)})
+		return false
 	}
+	b.connecting = false
+	l.connected(b)
+	return !b.closed
 }
