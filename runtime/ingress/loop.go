@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,9 @@ type loopServer struct {
 	listeners []*loopListener
 	stopping  atomic.Bool
 	done      sync.WaitGroup
+
+	// beforeBegin, set by tests only, runs before a request is sent.
+	beforeBegin atomic.Pointer[func(host string)]
 }
 
 // loopListener is one plain-HTTP listener a loop accepts on.
@@ -328,32 +332,7 @@ func (l *loop) run() {
 			l.closeAll()
 			return
 		}
-		for i := range n {
-			ev := &events[i]
-			fd := int(ev.Fd)
-			if fd == l.wake {
-				var b [8]byte
-				unix.Read(l.wake, b[:])
-				l.resume()
-				continue
-			}
-			if c := l.conns[fd]; c != nil {
-				if c.gen == uint32(ev.Pad) {
-					l.event(c, ev.Events)
-				}
-				continue
-			}
-			if !stopping {
-				for _, ln := range l.srv.listeners {
-					if ln.fd == fd {
-						l.accept(ln)
-					}
-				}
-			}
-		}
-		if !l.now.Before(l.nextSweep) {
-			l.sweep()
-		}
+		l.handle(events[:n], stopping)
 		if !l.acceptPausedUntil.IsZero() && !l.now.Before(l.acceptPausedUntil) {
 			l.acceptPausedUntil = time.Time{}
 			if !stopping {
@@ -369,6 +348,45 @@ func (l *loop) run() {
 				return
 			}
 		}
+	}
+}
+
+// handle acts on the events of one wait, and on the deadlines passed. A
+// panic (a defect) costs the loop's connections, not the gateway: it is
+// logged with its stack, every connection of the loop is closed, and the
+// loop goes on.
+func (l *loop) handle(events []unix.EpollEvent, stopping bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.srv.log.Error("event loop panicked: its connections are closed", "panic", v, "stack", string(debug.Stack()))
+			l.closeAll()
+		}
+	}()
+	for i := range events {
+		ev := &events[i]
+		fd := int(ev.Fd)
+		if fd == l.wake {
+			var b [8]byte
+			unix.Read(l.wake, b[:])
+			l.resume()
+			continue
+		}
+		if c := l.conns[fd]; c != nil {
+			if c.gen == uint32(ev.Pad) {
+				l.event(c, ev.Events)
+			}
+			continue
+		}
+		if !stopping {
+			for _, ln := range l.srv.listeners {
+				if ln.fd == fd {
+					l.accept(ln)
+				}
+			}
+		}
+	}
+	if !l.now.Before(l.nextSweep) {
+		l.sweep()
 	}
 }
 

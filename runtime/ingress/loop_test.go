@@ -27,6 +27,7 @@ import (
 // listeners (the second answers ACME challenges), whose handed-over
 // connections land in handed instead of a fasthttp server.
 type loopGateway struct {
+	srv      *loopServer
 	proxy    *Proxy
 	addr     string
 	acmeAddr string
@@ -77,6 +78,7 @@ func startLoops(t *testing.T, hosts map[string][]string, routes ...Route) *loopG
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
+	g.srv = s
 	go func() {
 		for {
 			c, err := h.Accept()
@@ -867,6 +869,35 @@ func TestLoop_WaitsForFirstResolution(t *testing.T) {
 	close(release)
 	if resp, body := readResponse(t, lateBr, http.MethodGet); resp.StatusCode != 200 || body != "GET q=late " {
 		t.Fatalf("late route: %d %q", resp.StatusCode, body)
+	}
+	g.expectNoHandover(t)
+}
+
+// TestLoop_PanicCostsOnlyItsLoop: a defect that panics while a request is
+// handled closes that loop's connections and is logged; the gateway keeps
+// serving, on that loop too.
+func TestLoop_PanicCostsOnlyItsLoop(t *testing.T) {
+	t.Parallel()
+	ln := listenLoopback(t, "127.0.0.1:0")
+	loopBackend(t, ln, 0, nil)
+	g := startLoops(t, map[string][]string{"app.example.com": {"127.0.0.1"}, "bug.example.com": {"127.0.0.1"}},
+		backendRoute("app.example.com", portOf(ln), Timeouts{}), backendRoute("bug.example.com", portOf(ln), Timeouts{}))
+	hook := func(host string) {
+		if host == "bug.example.com" {
+			panic("a defect")
+		}
+	}
+	g.srv.beforeBegin.Store(&hook)
+
+	conn, br := dialGateway(t, g.addr)
+	io.WriteString(conn, "GET /echo HTTP/1.1\r\nHost: bug.example.com\r\n\r\n")
+	expectClosed(t, conn, br)
+	// Every loop goes on: more connections than loops, each answered.
+	for i := range 8 {
+		conn, br := dialGateway(t, g.addr)
+		if resp, body := rawExchange(t, br, conn, fmt.Sprintf("GET /echo?q=%d HTTP/1.1\r\nHost: app.example.com\r\n\r\n", i)); resp.StatusCode != 200 || body != fmt.Sprintf("GET q=%d ", i) {
+			t.Fatalf("after the panic: %d %q", resp.StatusCode, body)
+		}
 	}
 	g.expectNoHandover(t)
 }

@@ -136,6 +136,9 @@ func (l *loop) nextRequest(c *loopConn) {
 		go l.afterResolution(u, c)
 		return
 	}
+	if hook := l.srv.beforeBegin.Load(); hook != nil {
+		(*hook)(host)
+	}
 	l.begin(c, r, route, u, host)
 }
 
