@@ -215,7 +215,7 @@ type loopConn struct {
 	// awaitingBackends: the request's backend set is being resolved for
 	// the first time (afterResolution).
 	awaitingBackends bool
-	xchg        exchange
+	xchg             exchange
 
 	// A backend's task, and the exchange it serves (nil while pooled).
 	ep         *endpoint
