@@ -160,6 +160,7 @@ type loop struct {
 	epoll   int
 	wake    int // eventfd that interrupts epoll_wait
 	abandon atomic.Bool
+	tid     atomic.Int32 // the loop's thread (for tests and debugging)
 
 	conns map[int]*loopConn
 	// idle holds the pooled backend connections per task, most recently
@@ -319,6 +320,7 @@ func (l *loop) run() {
 	// The loop's thread waits in epoll_wait; no other goroutine needs it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	l.tid.Store(int32(unix.Gettid()))
 	events := make([]unix.EpollEvent, 256)
 	stopping := false
 	l.now = time.Now()
@@ -327,7 +329,12 @@ func (l *loop) run() {
 		timeout := max(0, int(l.nextSweep.Sub(l.now)/time.Millisecond)+1)
 		n, err := unix.EpollWait(l.epoll, events, timeout)
 		l.now = time.Now()
-		if err != nil && err != unix.EINTR {
+		switch {
+		case err == unix.EINTR:
+			// A signal (the runtime's SIGURG, for one) interrupted the
+			// wait: no events, n is -1.
+			n = 0
+		case err != nil:
 			l.srv.log.Error("event loop stopped", "err", err)
 			l.closeAll()
 			return

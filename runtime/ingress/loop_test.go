@@ -901,3 +901,27 @@ func TestLoop_PanicCostsOnlyItsLoop(t *testing.T) {
 	}
 	g.expectNoHandover(t)
 }
+
+// TestLoop_SignalsInterruptTheWait: a signal delivered to a loop's thread
+// ends its epoll_wait with EINTR, which must not cost anything. Each loop
+// thread is sent SIGURG (which the Go runtime takes for its own and
+// otherwise ignores) while requests go on.
+func TestLoop_SignalsInterruptTheWait(t *testing.T) {
+	t.Parallel()
+	ln := listenLoopback(t, "127.0.0.1:0")
+	loopBackend(t, ln, 0, nil)
+	g := startLoops(t, map[string][]string{"app.example.com": {"127.0.0.1"}}, backendRoute("app.example.com", portOf(ln), Timeouts{}))
+	conn, br := dialGateway(t, g.addr)
+	for i := range 200 {
+		// Idle now: the signals land in the loops' waits.
+		time.Sleep(time.Millisecond)
+		for _, l := range g.srv.loops {
+			if err := unix.Tgkill(unix.Getpid(), int(l.tid.Load()), unix.SIGURG); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if resp, body := rawExchange(t, br, conn, fmt.Sprintf("GET /echo?q=%d HTTP/1.1\r\nHost: app.example.com\r\n\r\n", i)); resp.StatusCode != 200 || body != fmt.Sprintf("GET q=%d ", i) {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+	}
+}
