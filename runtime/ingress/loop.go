@@ -4,7 +4,6 @@ package ingress
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -790,7 +789,8 @@ func (l *loop) dial(e *endpoint) (*loopConn, error) {
 	b := &loopConn{fd: fd, backend: true, ep: e}
 	switch err := unix.Connect(fd, sa); {
 	case err == nil:
-	case errors.Is(err, unix.EINPROGRESS):
+	case err == unix.EINPROGRESS || err == unix.EINTR:
+		// Under way (after EINTR too, the kernel goes on connecting).
 		b.connecting = true
 	default:
 		unix.Close(fd)
