@@ -326,7 +326,7 @@ func (l *loop) run() {
 	l.nextSweep = l.now.Add(time.Second)
 	for {
 		timeout := max(0, int(l.nextSweep.Sub(l.now)/time.Millisecond)+1)
-		n, err := unix.EpollWait(l.epoll, events, timeout)
+		n, err := waitEvents(l.epoll, events, timeout)
 		l.now = time.Now()
 		switch {
 		case err == unix.EINTR:
@@ -514,7 +514,7 @@ func (l *loop) fill(c *loopConn, limit int) {
 			c.in = l.grow(c.in)
 		}
 		room := c.in[len(c.in):min(cap(c.in), limit)]
-		n, err := unix.Read(c.fd, room)
+		n, err := rawRead(c.fd, room)
 		switch {
 		case n > 0:
 			c.in = c.in[:len(c.in)+n]
@@ -590,7 +590,7 @@ func (l *loop) send(c *loopConn, p []byte) {
 func (l *loop) write(c *loopConn, p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := unix.Write(c.fd, p[written:])
+		n, err := rawWrite(c.fd, p[written:])
 		if n > 0 {
 			written += n
 			continue
