@@ -13,8 +13,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/app/service"
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 	"github.com/slipwayhq/slipway/views/partial"
@@ -230,7 +230,7 @@ func (h *handler) deploymentView(d store.Deployment, env store.Environment, who 
 	}
 	start := d.CreatedAt
 	v.Elapsed = elapsed(end.Sub(start))
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	if err != nil {
 		// A record the worker wrote and this reader cannot parse is shown as
 		// missing rather than failing the page.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -66,10 +66,10 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 	// The worker's progress record, as it writes it.
 	started := time.Now().Add(-90 * time.Second)
 	done := started.Add(30 * time.Second)
-	steps := []jobs.Step{
-		{Name: "capture", State: jobs.StepSucceeded, StartedAt: started, FinishedAt: &done},
-		{Name: "job:migrate", State: jobs.StepSucceeded, Output: "applied 3 migrations", StartedAt: started, FinishedAt: &done},
-		{Name: "rollout:web", State: jobs.StepRunning, Message: "1 of 2 replicas healthy", StartedAt: done},
+	steps := []pipeline.Step{
+		{Name: "capture", State: pipeline.StepSucceeded, StartedAt: started, FinishedAt: &done},
+		{Name: "job:migrate", State: pipeline.StepSucceeded, Output: "applied 3 migrations", StartedAt: started, FinishedAt: &done},
+		{Name: "rollout:web", State: pipeline.StepRunning, Message: "1 of 2 replicas healthy", StartedAt: done},
 	}
 	raw, _ := json.Marshal(steps)
 	from := store.StateRequested

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -52,7 +53,7 @@ type Deps struct {
 	Logger *slog.Logger
 	// Pipeline advances deployments; nil in insert-only processes (serve),
 	// which register the kinds without working them.
-	Pipeline *Pipeline
+	Pipeline *pipeline.Pipeline
 	// Sync deploys moved branch heads; nil builds one.
 	Sync *SyncWorker
 	// Now is the clock; nil means time.Now.

@@ -4,6 +4,12 @@
 // that wires every worker kind to its dependencies. Job args carry ids
 // only and have a stable snake_case Kind.
 //
-// jobs joins the store with the runtime; it must not import app, views or
-// cmd.
+// Workers stay thin: the deployment pipeline and the work that shares its
+// steps (drift repair, teardown, preview deletion, links) live in package
+// pipeline, which the deploy, reconcile, environment_teardown,
+// preview_delete and links_reconcile workers call. Queue is the pipeline's
+// way to insert jobs.
+//
+// jobs joins the store, the pipeline and the GitHub client; it must not
+// import app, views or cmd.
 package jobs

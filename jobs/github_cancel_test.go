@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
+
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/app/service"
@@ -23,9 +25,9 @@ func TestGitHubNotify_CancelledDeploymentUpdatesPullRequest(t *testing.T) {
 	ctx := context.Background()
 	b, d := setupQueuedPreviewDeployment(t)
 
-	d, err := service.CancelDeployment(ctx, b.st, service.Actor{TeamID: b.team.ID, UserID: "ada"}, b.pipeline.Enqueue, d.ID)
+	d, err := service.CancelDeployment(ctx, b.Store, service.Actor{TeamID: b.Team.ID, UserID: "ada"}, b.enqueue, d.ID)
 	must(t, err)
-	expectState(t, d, store.StateCancelled)
+	pipelinetest.ExpectState(t, d, store.StateCancelled)
 
 	b.wantCancellationReported(t)
 }
@@ -45,17 +47,17 @@ func TestGitHubNotify_PreviewDeleteCancellationUpdatesPullRequest(t *testing.T) 
 			others = append(others, args.Kind())
 			return nil
 		}
-		return b.pipeline.Enqueue(ctx, tx, args)
+		return b.enqueue(ctx, tx, args)
 	}
-	previews := &service.Previews{Store: b.st}
-	_, err := previews.Delete(ctx, service.Actor{TeamID: b.team.ID, UserID: "ada"}, enqueue, b.app.ID, b.preview.Slug)
+	previews := &service.Previews{Store: b.Store}
+	_, err := previews.Delete(ctx, service.Actor{TeamID: b.Team.ID, UserID: "ada"}, enqueue, b.App.ID, b.preview.Slug)
 	must(t, err)
 	if len(others) != 1 {
 		t.Fatalf("queued %v besides GitHub jobs, want the preview deletion", others)
 	}
-	d, err = b.st.GetDeployment(ctx, b.team.ID, d.ID)
+	d, err = b.Store.GetDeployment(ctx, b.Team.ID, d.ID)
 	must(t, err)
-	expectState(t, d, store.StateCancelled)
+	pipelinetest.ExpectState(t, d, store.StateCancelled)
 
 	b.wantCancellationReported(t)
 }
@@ -66,11 +68,11 @@ func setupQueuedPreviewDeployment(t *testing.T) (*githubPipeline, store.Deployme
 	t.Helper()
 	ctx := context.Background()
 	b := setupGitHubPipeline(t)
-	rev := saveManifestRevision(t, b.pipelineBundle, notifyManifest(b.app.Name, "busybox:latest"))
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
+	rev := b.SaveRevision(t, b.App.ID, notifyManifest(b.App.Name, "busybox:latest"))
+	d, err := b.Store.CreateDeployment(ctx, b.Team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
 	must(t, err)
 	queued := github.CommentQueued
-	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
+	_, err = b.Store.UpdateGitHubPullRequest(ctx, b.Team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
 	must(t, err)
 	return b, d
 }

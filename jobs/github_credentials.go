@@ -12,13 +12,6 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
-// RepositoryCredentials supplies the credentials that read an
-// application's repository (checkouts, builds and branch listings). The
-// zero Auth means anonymous. Credentials are never logged or stored.
-type RepositoryCredentials interface {
-	RepositoryAuth(ctx context.Context, teamID, appID, repositoryURL string) (build.Auth, error)
-}
-
 // GitHubTokens mints installation tokens for the App (*github.Source).
 type GitHubTokens interface {
 	Config(ctx context.Context) (github.Config, error)
@@ -95,18 +88,4 @@ func GitHubRepositoryURL(webURL, repositoryURL, fullName string) bool {
 	p := strings.TrimPrefix(u.Path, strings.TrimRight(web.Path, "/"))
 	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
 	return strings.EqualFold(p, fullName)
-}
-
-// repositoryAuth is the run's credentials for url (anonymous without a
-// provider).
-func (r *run) repositoryAuth(ctx context.Context, repositoryURL string) (build.Auth, error) {
-	auth := build.Auth{}
-	if r.p.Credentials != nil {
-		var err error
-		if auth, err = r.p.Credentials.RepositoryAuth(ctx, r.d.TeamID, r.app.ID, repositoryURL); err != nil {
-			return build.Auth{}, err
-		}
-	}
-	auth.AllowFileURLs = r.p.AllowFileURLs
-	return auth, nil
 }

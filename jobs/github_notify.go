@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/forge/github"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -196,11 +197,11 @@ func githubFailure(d store.Deployment) (step, text string) {
 	if d.ErrorCode != "" || d.ErrorMessage != "" {
 		lines = append(lines, strings.TrimSpace(d.ErrorCode+": "+d.ErrorMessage))
 	}
-	if p, err := ParseProgress(d.Steps); err == nil {
+	if p, err := pipeline.ParseProgress(d.Steps); err == nil {
 		// The failed step, or the one the deployment was in when it failed
 		// (a failure raised before the step recorded its own).
 		for i := len(p.Steps) - 1; i >= 0; i-- {
-			if s := p.Steps[i]; s.State == StepFailed || (i == len(p.Steps)-1 && s.State == StepRunning) {
+			if s := p.Steps[i]; s.State == pipeline.StepFailed || (i == len(p.Steps)-1 && s.State == pipeline.StepRunning) {
 				step = s.Name
 				for _, t := range []string{s.Message, s.Output} {
 					if t != "" && !strings.Contains(d.ErrorMessage, t) {

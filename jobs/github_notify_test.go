@@ -2,11 +2,14 @@ package jobs_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slipwayhq/slipway/pipeline"
+
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -15,7 +18,6 @@ import (
 	"github.com/slipwayhq/slipway/forge/github"
 	"github.com/slipwayhq/slipway/forge/github/githubtest"
 	"github.com/slipwayhq/slipway/jobs"
-	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -31,9 +33,11 @@ const (
 // repository of a GitHub installation (the fake), with River working the
 // GitHub jobs the pipeline inserts.
 type githubPipeline struct {
-	*pipelineBundle
-	fake    *githubtest.Server
-	client  *river.Client[pgx.Tx]
+	*pipelinetest.Bundle
+	fake   *githubtest.Server
+	client *river.Client[pgx.Tx]
+	// enqueue inserts with client in the caller's transaction.
+	enqueue jobs.Enqueue
 	preview store.Environment
 	pr      store.GitHubPullRequest
 }
@@ -41,26 +45,26 @@ type githubPipeline struct {
 func setupGitHubPipeline(t *testing.T) *githubPipeline {
 	t.Helper()
 	ctx := context.Background()
-	b := &githubPipeline{pipelineBundle: setupPipeline(t, "production"), fake: githubtest.New(t)}
-	st := b.st
+	b := &githubPipeline{Bundle: pipelinetest.Setup(t, "production"), fake: githubtest.New(t)}
+	st := b.Store
 	b.fake.AddInstallation(notifyInstallation, "acme", githubtest.Repo{ID: notifyRepoID, FullName: notifyRepo})
 	user, err := st.CreateUser(ctx, "ada-"+swarmtest.ID()+"@example.com", "Ada", "hash")
 	must(t, err)
-	must(t, st.AddMember(ctx, b.team.ID, user.ID, store.RoleOwner))
-	_, err = st.BindGitHubInstallation(ctx, b.team.ID, notifyInstallation, user.ID)
+	must(t, st.AddMember(ctx, b.Team.ID, user.ID, store.RoleOwner))
+	_, err = st.BindGitHubInstallation(ctx, b.Team.ID, notifyInstallation, user.ID)
 	must(t, err)
-	_, err = st.LinkGitHubRepository(ctx, b.team.ID, b.app.ID, notifyInstallation, notifyRepoID, notifyRepo)
+	_, err = st.LinkGitHubRepository(ctx, b.Team.ID, b.App.ID, notifyInstallation, notifyRepoID, notifyRepo)
 	must(t, err)
 	slug := "pr-" + strings.ToLower(swarmtest.ID())
-	b.preview, err = st.CreateEnvironment(ctx, b.team.ID, store.EnvironmentParams{
-		ApplicationID: b.app.ID, Kind: store.KindPreview, Name: slug, Branch: "feature", Slug: slug,
+	b.preview, err = st.CreateEnvironment(ctx, b.Team.ID, store.EnvironmentParams{
+		ApplicationID: b.App.ID, Kind: store.KindPreview, Name: slug, Branch: "feature", Slug: slug,
 	})
 	must(t, err)
 	// The tests deploy the preview; its Swarm objects go with the team's
 	// (setupPipeline), after the River client below has stopped.
-	must(t, st.SetEnvironmentHostnames(ctx, b.team.ID, b.preview.ID, []string{slug + ".preview.test"}))
-	b.pr, err = st.UpsertGitHubPullRequest(ctx, b.team.ID, store.GitHubPullRequestParams{
-		ApplicationID: b.app.ID, InstallationID: notifyInstallation, RepositoryID: notifyRepoID, FullName: notifyRepo,
+	must(t, st.SetEnvironmentHostnames(ctx, b.Team.ID, b.preview.ID, []string{slug + ".preview.test"}))
+	b.pr, err = st.UpsertGitHubPullRequest(ctx, b.Team.ID, store.GitHubPullRequestParams{
+		ApplicationID: b.App.ID, InstallationID: notifyInstallation, RepositoryID: notifyRepoID, FullName: notifyRepo,
 		Number: notifyPR, HeadBranch: "feature", HeadSHA: strings.Repeat("a", 40), AuthorLogin: "wendy",
 		Approval: store.ApprovalAutomatic, Status: github.CommentQueued,
 	})
@@ -83,10 +87,11 @@ func setupGitHubPipeline(t *testing.T) *githubPipeline {
 		_ = b.client.Stop(stop)
 	})
 	// The pipeline inserts with the River client, in its own transactions.
-	b.pipeline.Enqueue = func(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+	b.enqueue = func(ctx context.Context, tx *store.Store, args river.JobArgs) error {
 		_, err := b.client.InsertTx(ctx, tx.Tx(), args, nil)
 		return err
 	}
+	b.Pipeline.Queue = jobs.Queue{Enqueue: b.enqueue}
 	return b
 }
 
@@ -95,34 +100,22 @@ func setupGitHubPipeline(t *testing.T) *githubPipeline {
 func (b *githubPipeline) deployPreview(t *testing.T, toml, sha string) store.Deployment {
 	t.Helper()
 	ctx := context.Background()
-	rev := saveManifestRevision(t, b.pipelineBundle, toml)
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
+	rev := b.SaveRevision(t, b.App.ID, toml)
+	d, err := b.Store.CreateDeployment(ctx, b.Team.ID, store.DeploymentParams{EnvironmentID: b.preview.ID, Revision: rev, Origin: store.OriginBuild, Actor: "github"})
 	must(t, err)
 	// A synchronize: the new head, queued for this deployment.
-	b.pr, err = b.st.UpsertGitHubPullRequest(ctx, b.team.ID, store.GitHubPullRequestParams{
-		ApplicationID: b.app.ID, InstallationID: notifyInstallation, RepositoryID: notifyRepoID, FullName: notifyRepo,
+	b.pr, err = b.Store.UpsertGitHubPullRequest(ctx, b.Team.ID, store.GitHubPullRequestParams{
+		ApplicationID: b.App.ID, InstallationID: notifyInstallation, RepositoryID: notifyRepoID, FullName: notifyRepo,
 		Number: notifyPR, HeadBranch: "feature", HeadSHA: sha, AuthorLogin: "wendy",
 		Approval: store.ApprovalAutomatic, Status: github.CommentQueued,
 	})
 	must(t, err)
 	queued := github.CommentQueued
-	_, err = b.st.UpdateGitHubPullRequest(ctx, b.team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
+	_, err = b.Store.UpdateGitHubPullRequest(ctx, b.Team.ID, b.pr.ID, store.GitHubPullRequestUpdate{Status: &queued, DeploymentID: &d.ID})
 	must(t, err)
-	_, err = b.client.Insert(ctx, jobs.GitHubNotifyArgs{TeamID: b.team.ID, PullRequestID: b.pr.ID}, nil)
+	_, err = b.client.Insert(ctx, jobs.GitHubNotifyArgs{TeamID: b.Team.ID, PullRequestID: b.pr.ID}, nil)
 	must(t, err)
-	return b.advance(t, d.ID)
-}
-
-// saveManifestRevision saves toml as the application's next revision.
-func saveManifestRevision(t *testing.T, b *pipelineBundle, toml string) int64 {
-	t.Helper()
-	m, err := manifest.Decode([]byte(toml), "toml")
-	must(t, err)
-	raw, err := json.Marshal(m)
-	must(t, err)
-	rev, err := b.st.CreateManifestRevision(context.Background(), b.team.ID, b.app.ID, store.RevisionParams{Manifest: raw, Source: toml, Author: "test"})
-	must(t, err)
-	return rev.Revision
+	return b.Advance(t, d.ID)
 }
 
 func notifyManifest(app, image string) string {
@@ -192,10 +185,10 @@ func TestGitHubNotify_PreviewStateChangesUpdateOneComment(t *testing.T) {
 	t.Parallel()
 	b := setupGitHubPipeline(t)
 	web := swarmtest.Image(t, "web")
-	good := notifyManifest(b.app.Name, web)
+	good := notifyManifest(b.App.Name, web)
 	sha1 := strings.Repeat("1", 40)
 	d := b.deployPreview(t, good, sha1)
-	expectState(t, d, store.StateSucceeded)
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
 
 	// queued → building → deploying → ready, each a job: one comment,
 	// updated in place, ending ready with the preview's URL, the commit
@@ -207,7 +200,7 @@ func TestGitHubNotify_PreviewStateChangesUpdateOneComment(t *testing.T) {
 		t.Fatalf("want exactly one comment, got %d: %+v", len(cs), cs)
 	}
 	body := cs[0].Body
-	for _, want := range []string{github.Marker(b.app.ID), "https://" + b.preview.Slug + ".preview.test", sha1[:12], "https://slipway.test/applications/" + b.app.ID + "/deployments/" + d.ID} {
+	for _, want := range []string{github.Marker(b.App.ID), "https://" + b.preview.Slug + ".preview.test", sha1[:12], "https://slipway.test/applications/" + b.App.ID + "/deployments/" + d.ID} {
 		if !strings.Contains(body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, body)
 		}
@@ -216,7 +209,7 @@ func TestGitHubNotify_PreviewStateChangesUpdateOneComment(t *testing.T) {
 		t.Errorf("the comment was never updated in place (one per state change expected): %+v", cs[0])
 	}
 	st := b.waitStatus(t, sha1, github.StateSuccess)
-	if st.Context != github.StatusContext(b.app.Name) || !strings.HasSuffix(st.TargetURL, "/deployments/"+d.ID) {
+	if st.Context != github.StatusContext(b.App.Name) || !strings.HasSuffix(st.TargetURL, "/deployments/"+d.ID) {
 		t.Errorf("last status of %s = %+v, want the application's context and the deployment's URL", sha1, st)
 	}
 
@@ -225,12 +218,12 @@ func TestGitHubNotify_PreviewStateChangesUpdateOneComment(t *testing.T) {
 	sha2 := strings.Repeat("2", 40)
 	bad := strings.Replace(good, web, "slipway-missing-"+strings.ToLower(swarmtest.ID())+":nope", 1)
 	d2 := b.deployPreview(t, bad, sha2)
-	expectState(t, d2, store.StateFailed)
-	progress, err := jobs.ParseProgress(d2.Steps)
+	pipelinetest.ExpectState(t, d2, store.StateFailed)
+	progress, err := pipeline.ParseProgress(d2.Steps)
 	must(t, err)
 	failedStep := ""
 	for _, s := range progress.Steps {
-		if s.State != jobs.StepSucceeded {
+		if s.State != pipeline.StepSucceeded {
 			failedStep = s.Name // failed, or running when the failure ended it
 		}
 	}
@@ -251,16 +244,16 @@ func TestGitHubNotify_PreviewStateChangesUpdateOneComment(t *testing.T) {
 	b.waitStatus(t, sha2, github.StateFailure)
 }
 
-// An application not connected to GitHub inserts no notification: its
-// pipeline's Enqueue would fail the test if called with one.
+// An application not connected to GitHub inserts no notification: the
+// enqueue below counts any insert.
 func TestGitHubNotify_UnconnectedApplicationInsertsNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupPipeline(t, "production")
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: b.env.ID, Revision: saveManifestRevision(t, b, notifyManifest(b.app.Name, "busybox:latest")), Origin: store.OriginBuild, Actor: "test"})
+	b := pipelinetest.Setup(t, "production")
+	d, err := b.Store.CreateDeployment(ctx, b.Team.ID, store.DeploymentParams{EnvironmentID: b.Env.ID, Revision: b.SaveRevision(t, b.App.ID, notifyManifest(b.App.Name, "busybox:latest")), Origin: store.OriginBuild, Actor: "test"})
 	must(t, err)
 	calls := 0
-	err = b.st.WithTx(ctx, func(tx *store.Store) error {
+	err = b.Store.WithTx(ctx, func(tx *store.Store) error {
 		return jobs.NotifyGitHubTx(ctx, tx, func(context.Context, *store.Store, river.JobArgs) error { calls++; return nil }, d)
 	})
 	if err != nil || calls != 0 {

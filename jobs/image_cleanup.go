@@ -2,11 +2,11 @@ package jobs
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -19,10 +19,6 @@ func (ImageCleanupArgs) Kind() string { return "image_cleanup" }
 
 // ImageCleanupInterval is how often built images are cleaned up.
 const ImageCleanupInterval = time.Hour
-
-// RetainedReleases is how many succeeded deployments per environment keep
-// their images, so they can be restored or promoted again.
-const RetainedReleases = 5
 
 // ImageRemover removes built images outside keep (runtime/build.Builder).
 type ImageRemover interface {
@@ -42,33 +38,10 @@ func (w *ImageCleanupWorker) Work(ctx context.Context, _ *river.Job[ImageCleanup
 	if w.Images == nil {
 		return nil
 	}
-	keep, err := RetainedImages(ctx, w.Store)
+	keep, err := pipeline.RetainedImages(ctx, w.Store)
 	if err != nil {
 		return err
 	}
 	_, err = w.Images.RemoveUnusedImages(ctx, keep)
 	return err
-}
-
-// RetainedImages is the set of image IDs that cleanup must keep.
-func RetainedImages(ctx context.Context, st *store.Store) (map[string]bool, error) {
-	all, err := st.ListRetainedDeploymentSteps(ctx, RetainedReleases)
-	if err != nil {
-		return nil, err
-	}
-	keep := map[string]bool{}
-	for _, raw := range all {
-		p, err := ParseProgress(raw)
-		if err != nil {
-			continue
-		}
-		if prep := p.Find("prepare"); prep != nil {
-			for k, v := range prep.Detail {
-				if strings.HasPrefix(k, "id:") {
-					keep[v] = true
-				}
-			}
-		}
-	}
-	return keep, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
+
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -20,13 +22,13 @@ func (r *recordingRemover) RemoveUnusedImages(_ context.Context, keep map[string
 // (TestBuilder_RemoveUnusedImages); this checks what cleanup keeps.
 func TestImageCleanup_KeepsWhatDeploymentsRun(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
+	b := pipelinetest.Setup(t, "production")
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
-	d := b.deploy(t, webManifest(b.app.Name, web, job, ""))
-	expectState(t, d, store.StateSucceeded)
+	d := b.Deploy(t, pipelinetest.WebManifest(b.App.Name, web, job, ""))
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
 
 	remover := &recordingRemover{}
-	w := &jobs.ImageCleanupWorker{Store: b.st, Images: remover}
+	w := &jobs.ImageCleanupWorker{Store: b.Store, Images: remover}
 	if err := w.Work(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

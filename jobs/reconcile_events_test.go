@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
+
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 
 	"github.com/slipwayhq/slipway/jobs"
@@ -16,9 +18,9 @@ import (
 
 func TestWatchServiceEvents_ManualScaleTriggersReconcile(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
+	b := pipelinetest.Setup(t, "production")
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
-	expectState(t, b.deploy(t, webManifest(b.app.Name, web, job, "")), store.StateSucceeded)
+	pipelinetest.ExpectState(t, b.Deploy(t, pipelinetest.WebManifest(b.App.Name, web, job, "")), store.StateSucceeded)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -30,7 +32,7 @@ func TestWatchServiceEvents_ManualScaleTriggersReconcile(t *testing.T) {
 	}, slog.New(slog.DiscardHandler))
 	time.Sleep(time.Second) // the event stream is open
 
-	svc := b.services(t)["web"]
+	svc := b.Services(t)["web"]
 	one := uint64(1)
 	svc.Spec.Mode.Replicated.Replicas = &one
 	if _, err := cli.ServiceUpdate(ctx, svc.ID, svc.Version, svc.Spec, dockerswarm.ServiceUpdateOptions{}); err != nil {

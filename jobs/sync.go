@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -61,7 +62,7 @@ type SyncWorker struct {
 	Log     *slog.Logger
 	Now     func() time.Time
 	// Credentials reads private repositories; nil lists anonymously.
-	Credentials RepositoryCredentials
+	Credentials pipeline.RepositoryCredentials
 	// AllowFileURLs lets applications read file:// repositories (the
 	// operator's [git] allow_file_urls).
 	AllowFileURLs bool

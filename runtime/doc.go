@@ -4,5 +4,6 @@
 // all on the one engine client runtime/docker builds.
 //
 // Code under runtime/ knows Docker, not Postgres: it must not import store/,
-// jobs/, app/ or any database driver. The pipeline in jobs/ joins the two.
+// pipeline/, jobs/, app/ or any database driver. The deployment pipeline
+// (pipeline/) joins the two.
 package runtime

@@ -13,7 +13,8 @@
 // without a saved manifest (or not in the team) gives a nil manifest, a
 // zero revision and no error.
 //
-// It imports store and manifest; it must not import app, jobs, secrets,
-// runtime or views (secrets and app/service import it), and manifest must
-// not import it (manifest imports nothing from the rest of the module).
+// It imports store and manifest; it must not import app, pipeline, jobs,
+// secrets, runtime or views (secrets and app/service import it), and
+// manifest must not import it (manifest imports nothing from the rest of
+// the module).
 package savedmanifest

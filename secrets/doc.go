@@ -11,12 +11,12 @@
 // method returns a value, so no API response, page, log line or event can
 // contain one.
 //
-// Service satisfies jobs.SecretSource (Capture, Values). Refusals are
+// Service satisfies pipeline.SecretSource (Capture, Values). Refusals are
 // *Error with a snake_case Code (secret_missing, secret_access_denied,
 // secret_name_conflict, ...), which the pipeline turns into a deployment
 // failure.
 //
 // It imports store, keyring, manifest and savedmanifest; it must not import
-// jobs, app, runtime (other than runtime/swarm's SecretValue type), views or
+// pipeline (which imports it), jobs, app, runtime (other than runtime/swarm's SecretValue type), views or
 // forge.
 package secrets

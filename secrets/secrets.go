@@ -64,7 +64,7 @@ func New(st *store.Store, kr *keyring.Keyring) *Service {
 }
 
 // NewSource is New, named for its use as the deploy pipeline's
-// jobs.SecretSource.
+// pipeline.SecretSource.
 func NewSource(st *store.Store, kr *keyring.Keyring) *Service { return New(st, kr) }
 
 // WithStore returns the service running on st (a transaction's Store), so

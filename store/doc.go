@@ -1,7 +1,7 @@
 // Package store is Slipway's Postgres storage: one Store type over a pgx v5
 // pool, one file per entity, hand-written SQL with explicit column lists.
-// It knows Postgres, not Docker or HTTP: it must not import app, jobs,
-// runtime, views or forge.
+// It knows Postgres, not Docker or HTTP: it must not import app,
+// pipeline, jobs, runtime, views or forge.
 //
 // # Tenancy
 //

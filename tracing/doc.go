@@ -5,6 +5,6 @@
 // costs next to nothing.
 //
 // Receivers' sockets and the endpoint rule are package telemetry's, shared
-// with the daemon's logs and metrics. It must not import the store, jobs
-// or app packages.
+// with the daemon's logs and metrics. It must not import the store, pipeline,
+// jobs or app packages.
 package tracing

@@ -12,8 +12,8 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/slipwayhq/slipway/app/auth"
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -149,7 +149,7 @@ func newDeployment(d store.Deployment, envName string) Deployment {
 	}
 	// A steps column the worker wrote in an older shape shows no steps
 	// rather than failing the whole answer.
-	if p, err := jobs.ParseProgress(d.Steps); err == nil {
+	if p, err := pipeline.ParseProgress(d.Steps); err == nil {
 		for _, s := range p.Steps {
 			out.Steps = append(out.Steps, Step(s))
 		}

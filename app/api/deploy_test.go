@@ -24,6 +24,7 @@ import (
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -368,9 +369,9 @@ func TestDeployment_ShowCancelRestore(t *testing.T) {
 	id := first.body["id"].(string)
 
 	// The worker's record: steps and a finished, captured deployment.
-	progress := jobs.Progress{}
+	progress := pipeline.Progress{}
 	started := time.Now().Add(-3 * time.Second)
-	progress.Start("capture", started).State = jobs.StepSucceeded
+	progress.Start("capture", started).State = pipeline.StepSucceeded
 	progress.Steps[0].FinishedAt = &started
 	if err := b.st.SetDeploymentSteps(ctx, b.team.ID, id, progress.JSON()); err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/links"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -65,7 +65,7 @@ func (h *handler) linksOf(c *fiber.Ctx, target targetOf) error {
 	if err != nil {
 		return h.fail(c, err)
 	}
-	ls, err := jobs.LoadLinks(ctx, h.store, team)
+	ls, err := pipeline.LoadLinks(ctx, h.store, team)
 	if err != nil {
 		return h.fail(c, err)
 	}
@@ -101,7 +101,7 @@ func (h *handler) linksOf(c *fiber.Ctx, target targetOf) error {
 	}
 	for _, u := range ls.UnconnectedOf(env.ID) {
 		out.Imports = append(out.Imports, LinkImport{Application: u.Application, Service: u.Service, Environment: u.Environment,
-			Reason: u.Reason, Message: jobs.UnconnectedMessage(u)})
+			Reason: u.Reason, Message: pipeline.UnconnectedMessage(u)})
 	}
 	return c.JSON(out)
 }

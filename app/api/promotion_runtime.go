@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -29,7 +29,7 @@ func (s sourceDrift) DeploymentDrift(ctx context.Context, env store.Environment,
 	if err != nil {
 		return []string{"its captured manifest does not decode"}, nil
 	}
-	progress, _ := jobs.ParseProgress(d.Steps)
+	progress, _ := pipeline.ParseProgress(d.Steps)
 	images := map[string]string{}
 	if prep := progress.Find("prepare"); prep != nil {
 		images = prep.Detail

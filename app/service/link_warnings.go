@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -29,9 +29,9 @@ func PlanWarnings(ctx context.Context, st *store.Store, teamID, appID string, m 
 	if len(envs) == 0 {
 		return DeclaredEnvironmentWarnings(m), nil
 	}
-	var ls *jobs.LinkState
+	var ls *pipeline.LinkState
 	if len(m.Spec.Imports) > 0 {
-		loaded, err := jobs.LoadLinks(ctx, st, teamID)
+		loaded, err := pipeline.LoadLinks(ctx, st, teamID)
 		if err != nil {
 			return nil, err
 		}
@@ -102,13 +102,13 @@ func planRenderContext(m *manifest.Manifest, appName string, env store.Environme
 
 // unconnectedWarnings are the import_unconnected warnings of rendered in
 // environment e.
-func unconnectedWarnings(ls jobs.LinkState, e store.Environment, rendered *manifest.Manifest) manifest.Errors {
+func unconnectedWarnings(ls pipeline.LinkState, e store.Environment, rendered *manifest.Manifest) manifest.Errors {
 	var out manifest.Errors
 	for _, u := range ls.UnconnectedIf(e.ID, rendered) {
 		for i, im := range rendered.Spec.Imports {
 			if im.Application == u.Application && im.Service == u.Service {
-				out = append(out, manifest.FieldError{Path: fmt.Sprintf("spec.imports[%d]", i), Code: jobs.CodeImportUnconnected,
-					Message: "environment " + e.Name + ": " + jobs.UnconnectedMessage(u)})
+				out = append(out, manifest.FieldError{Path: fmt.Sprintf("spec.imports[%d]", i), Code: pipeline.CodeImportUnconnected,
+					Message: "environment " + e.Name + ": " + pipeline.UnconnectedMessage(u)})
 			}
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -72,7 +72,7 @@ func (p *Previews) listHeads(ctx context.Context, rev store.ManifestRevision) he
 func (p *Previews) status(ctx context.Context, pv Preview, h headsResult) (PreviewStatus, error) {
 	out := PreviewStatus{Preview: pv}
 	if pv.Deployment != nil {
-		out.Warnings = jobs.DeploymentWarnings(*pv.Deployment)
+		out.Warnings = pipeline.DeploymentWarnings(*pv.Deployment)
 	}
 	commit, err := p.Store.LastFetchedCommit(ctx, pv.Environment.TeamID, pv.Environment.ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {

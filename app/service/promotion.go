@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -340,7 +341,7 @@ func checkRelease(ctx context.Context, a Actor, p *promotion, plan *PromotionPla
 		// Warnings that the target's own variables decide (rollout.order...).
 		plan.Warnings = append(plan.Warnings, manifest.RenderedWarnings(saved, rendered, rc)...)
 		if before, err := manifest.Decode(p.source.RenderedManifest, "json"); err == nil {
-			if diffs := jobs.BuildInputChanges(before, rendered); len(diffs) > 0 {
+			if diffs := pipeline.BuildInputChanges(before, rendered); len(diffs) > 0 {
 				problem("environment", "release_incompatible",
 					"the release's build inputs render differently in %s: %s; keep per-environment values out of build inputs",
 					p.target.Name, strings.Join(diffs, "; "))
@@ -372,9 +373,9 @@ func checkRelease(ctx context.Context, a Actor, p *promotion, plan *PromotionPla
 // still on the engine: local ones by image ID, others by reference.
 func checkImages(ctx context.Context, src store.Deployment, plan *PromotionPlan, inspector ImageInspector,
 	problem func(field, code, format string, args ...any)) error {
-	progress, _ := jobs.ParseProgress(src.Steps)
+	progress, _ := pipeline.ParseProgress(src.Steps)
 	prep := progress.Find("prepare")
-	if prep == nil || prep.State != jobs.StepSucceeded {
+	if prep == nil || prep.State != pipeline.StepSucceeded {
 		problem("release_id", "image_unavailable", "deployment %s never prepared its images", src.ID)
 		return nil
 	}
@@ -439,7 +440,7 @@ func planChanges(ctx context.Context, st *store.Store, a Actor, p *promotion, pl
 		}
 	}
 	if len(p.rendered.Spec.Imports) > 0 { // link_warnings.go
-		ls, err := jobs.LoadLinks(ctx, st, a.TeamID)
+		ls, err := pipeline.LoadLinks(ctx, st, a.TeamID)
 		if err != nil {
 			return err
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -42,7 +42,7 @@ timeout_seconds = 1
 // round deploys a fresh environment through the pipeline, then creates the
 // same desired service by hand in another environment, and returns both
 // durations until every replica runs and passes its health check.
-func round(tb testing.TB, st *store.Store, p *jobs.Pipeline, teamID string, n int) (pipeline, raw time.Duration) {
+func round(tb testing.TB, st *store.Store, p *pipeline.Pipeline, teamID string, n int) (pipeline, raw time.Duration) {
 	ctx := context.Background()
 	cli := swarmtest.Client(tb)
 	web := swarmtest.Image(tb, "web")
@@ -123,7 +123,7 @@ func run(tb testing.TB, rounds int) {
 	cli := swarmtest.Client(tb)
 	team, err := st.CreateTeam(context.Background(), "Bench", "bench-"+swarmtest.ID())
 	check(tb, err)
-	p := &jobs.Pipeline{Store: st, Driver: swarm.NewDriver(cli, nil), Images: image.NewResolver(cli, false), Enqueue: nil}
+	p := &pipeline.Pipeline{Store: st, Driver: swarm.NewDriver(cli, nil), Images: image.NewResolver(cli, false)}
 	var as, bs []time.Duration
 	for i := range rounds {
 		a, b := round(tb, st, p, team.ID, i)

@@ -17,7 +17,7 @@ import (
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -253,7 +253,7 @@ func (s *cliServer) play(t *testing.T, id string, outcome store.DeploymentState)
 	playMu.Lock()
 	defer playMu.Unlock()
 	ctx := context.Background()
-	var p jobs.Progress
+	var p pipeline.Progress
 	step := func(name string, state store.DeploymentState, result, message string) {
 		d, err := s.st.GetDeployment(ctx, s.team.ID, id)
 		if err != nil {
@@ -281,16 +281,16 @@ func (s *cliServer) play(t *testing.T, id string, outcome store.DeploymentState)
 			t.Fatal(err)
 		}
 	}
-	step("capture", store.StateCapturing, jobs.StepSucceeded, "")
-	step("prepare", store.StatePreparing, jobs.StepSucceeded, "")
+	step("capture", store.StateCapturing, pipeline.StepSucceeded, "")
+	step("prepare", store.StatePreparing, pipeline.StepSucceeded, "")
 	if outcome == store.StateSucceeded {
-		step("rollout:web", store.StateRollingOut, jobs.StepSucceeded, "2/2 replicas healthy")
+		step("rollout:web", store.StateRollingOut, pipeline.StepSucceeded, "2/2 replicas healthy")
 		if _, err := s.st.TransitionDeployment(ctx, s.team.ID, id, []store.DeploymentState{store.StateRollingOut}, store.StateSucceeded); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	step("rollout:web", store.StateRollingOut, jobs.StepFailed, "task exited with code 1")
+	step("rollout:web", store.StateRollingOut, pipeline.StepFailed, "task exited with code 1")
 	if _, err := s.st.FailDeployment(ctx, s.team.ID, id, "rollout_failed", "web never became healthy"); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/config"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/store"
@@ -42,11 +42,11 @@ const (
 // gatewayRoutes is the pipeline's routes hook: deployed routes in the
 // store, and the gateway container joined to ingress overlays unless
 // ingress.enabled is false (then routes are kept but nothing serves them).
-func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, enabled bool) jobs.RoutesHook {
+func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, enabled bool) pipeline.RoutesHook {
 	if !enabled {
-		return &jobs.GatewayRoutes{Store: st, Gateway: noGateway{}}
+		return &pipeline.GatewayRoutes{Store: st, Gateway: noGateway{}}
 	}
-	return &jobs.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName))}
+	return &pipeline.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName))}
 }
 
 // noGateway is the gateway of an installation with ingress.enabled =

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -27,7 +28,7 @@ type pipelineSettings struct {
 
 // newPipeline connects the deployment pipeline to Docker. The client
 // negotiates the API version, so engines from 20.10 (API 1.41) on work.
-func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*jobs.Pipeline, error) {
+func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*pipeline.Pipeline, error) {
 	engine, err := swarm.NewEngine()
 	if err != nil {
 		return nil, err
@@ -35,7 +36,7 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*job
 	if s.Installation == "" {
 		s.Installation = "default"
 	}
-	return &jobs.Pipeline{
+	return &pipeline.Pipeline{
 		Store:              st,
 		Driver:             swarm.NewDriver(engine, logger),
 		Images:             image.NewResolver(engine, s.PullImages),
@@ -45,5 +46,7 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*job
 		ConvergenceTimeout: s.ConvergenceTimeout,
 		PrepareTimeout:     s.PrepareTimeout,
 		Links:              true,
+		// Follow-ups go through the River client working the deploy job.
+		Queue: jobs.Queue{},
 	}, nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -28,7 +28,7 @@ func newPreviewService(st *store.Store, cfg config.Config) *service.Previews {
 }
 
 // previewBounds are the pipeline's share of the [previews] settings.
-func previewBounds(cfg config.Config) jobs.PreviewBounds {
+func previewBounds(cfg config.Config) pipeline.PreviewBounds {
 	p := cfg.Previews
-	return jobs.PreviewBounds{DefaultCPUMillis: p.DefaultCPUMillis, DefaultMemoryBytes: p.DefaultMemoryBytes, MaxReplicas: p.MaxReplicas}
+	return pipeline.PreviewBounds{DefaultCPUMillis: p.DefaultCPUMillis, DefaultMemoryBytes: p.DefaultMemoryBytes, MaxReplicas: p.MaxReplicas}
 }

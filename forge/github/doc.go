@@ -12,6 +12,6 @@
 // delays a comment.
 //
 // It may import store (install states, sealed credentials); it must not
-// import app, jobs, runtime, views or cmd. Its fake API lives in
+// import app, pipeline, jobs, runtime, views or cmd. Its fake API lives in
 // githubtest.
 package github

@@ -9,7 +9,8 @@
 // cleanup primitive for images Slipway built.
 //
 // It knows git and Docker and must not import Postgres, River or anything
-// from store/, jobs/ or app/; the jobs that join them call this package.
+// from store/, pipeline/, jobs/ or app/; the deployment pipeline and the
+// jobs that join them call this package.
 // Credentials are passed in by the caller on every call and are never
 // stored, logged or put into error messages.
 package build

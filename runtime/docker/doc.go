@@ -2,6 +2,6 @@
 // client is built, so the Swarm driver, image builds, the gateway and the
 // tests all speak to the engine the same way.
 //
-// It imports only the Docker client: it must not import store/, jobs/,
-// app/ or the other runtime packages (they import it).
+// It imports only the Docker client: it must not import store/,
+// pipeline/, jobs/, app/ or the other runtime packages (they import it).
 package docker

@@ -13,7 +13,7 @@
 //   - The Driver's apply steps (EnsureNetworks, EnsureVolumes,
 //     EnsureConfigs, EnsureSecrets, UpdateService, RunJob, WaitConverged,
 //     StopService, RemoveService, RemoveEnvironment, RemoveVolumes) are
-//     called one at a time by the deployment pipeline in jobs/, which
+//     called one at a time by the deployment pipeline (pipeline/), which
 //     persists progress between them; each is idempotent.
 //
 // A DesiredState carries secret values (Swarm needs them to create
@@ -28,5 +28,5 @@
 // returns the real one. Tests use the real engine (swarmtest) for
 // behaviour and a hand-written fake for call counting.
 //
-// This package must not import Postgres, store/, jobs/ or app/.
+// This package must not import Postgres, store/, pipeline/, jobs/ or app/.
 package swarm

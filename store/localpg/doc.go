@@ -6,5 +6,6 @@
 //
 // It is the one place outside tests that starts processes (os/exec is
 // allowed here for this and nothing else); arguments are always a list,
-// never a shell string. It must not import app, jobs or runtime.
+// never a shell string. It must not import app, pipeline, jobs or
+// runtime.
 package localpg

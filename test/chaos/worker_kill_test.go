@@ -14,6 +14,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -133,12 +134,12 @@ func killWorkerDuring(t *testing.T, bin, web, job, step string, atEnd bool) {
 	// Registered before the workers start, so it runs once they are killed.
 	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+dep.EnvironmentID)
 
-	deployment := func() (store.Deployment, *jobs.Step) {
+	deployment := func() (store.Deployment, *pipeline.Step) {
 		d, err := st.GetDeployment(ctx, team.ID, dep.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := jobs.ParseProgress(d.Steps)
+		p, err := pipeline.ParseProgress(d.Steps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,17 +160,17 @@ func killWorkerDuring(t *testing.T, bin, web, job, step string, atEnd bool) {
 		first.Kill()
 		hold.release(t, pid)
 		_, s := deployment()
-		if s == nil || s.State != jobs.StepRunning {
+		if s == nil || s.State != pipeline.StepRunning {
 			t.Fatalf("step %s after the kill: %+v, want it recorded as running", step, s)
 		}
 		during, moment = true, "as "+step+"'s end was being recorded"
 	} else {
 		first := chaostest.StartWorker(t, bin, url, "worker-1")
-		var over *jobs.Step
+		var over *pipeline.Step
 		chaostest.WaitFor(t, 3*time.Minute, "step "+step+" to run", func() bool {
 			unfinished()
 			_, s := deployment()
-			if s != nil && s.State != jobs.StepRunning {
+			if s != nil && s.State != pipeline.StepRunning {
 				over = s
 			}
 			return s != nil
@@ -179,7 +180,7 @@ func killWorkerDuring(t *testing.T, bin, web, job, step string, atEnd bool) {
 		}
 		first.Kill()
 		_, atKill := deployment()
-		during, moment = atKill.State == jobs.StepRunning, "during "+step
+		during, moment = atKill.State == pipeline.StepRunning, "during "+step
 	}
 
 	chaostest.StartWorker(t, bin, url, "worker-2")

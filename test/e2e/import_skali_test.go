@@ -19,12 +19,11 @@ import (
 	"github.com/docker/docker/api/types/image"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
-	"github.com/riverqueue/river"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer"
+	"github.com/slipwayhq/slipway/pipeline"
 	imageresolver "github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -227,19 +226,19 @@ func fakePostgres(t *testing.T, cli *client.Client, id string) string {
 	return tag
 }
 
-// pipeline is the real deployment pipeline over a fresh schema, the local
+// importRun is the real deployment pipeline over a fresh schema, the local
 // Swarm and a test keyring; it deploys into one environment.
-type pipeline struct {
+type importRun struct {
 	st       *store.Store
 	driver   *swarm.Driver
-	pipeline *jobs.Pipeline
+	pipeline *pipeline.Pipeline
 	team     store.Team
 	app      store.Application
 	env      store.Environment
 	ref      swarm.EnvRef
 }
 
-func newPipeline(t *testing.T, appName string) *pipeline {
+func newPipeline(t *testing.T, appName string) *importRun {
 	t.Helper()
 	ctx := context.Background()
 	cli := swarmtest.Client(t)
@@ -252,7 +251,7 @@ func newPipeline(t *testing.T, appName string) *pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline{st: st, driver: swarm.NewDriver(cli, nil)}
+	p := &importRun{st: st, driver: swarm.NewDriver(cli, nil)}
 	id := swarmtest.ID()
 	if p.team, err = st.CreateTeam(ctx, "Import "+id, "import-"+id); err != nil {
 		t.Fatal(err)
@@ -265,14 +264,13 @@ func newPipeline(t *testing.T, appName string) *pipeline {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	p.pipeline = &jobs.Pipeline{
+	p.pipeline = &pipeline.Pipeline{
 		Store:              st,
 		Driver:             p.driver,
 		Images:             imageresolver.NewResolver(cli, false),
 		Secrets:            secrets.NewSource(st, keyring.New(key)),
 		ConvergenceTimeout: 90 * time.Second,
-		// One deployment is advanced by hand; nothing follows it.
-		Enqueue: func(context.Context, *store.Store, river.JobArgs) error { return nil },
+		// One deployment is advanced by hand; nothing follows it (no Queue).
 	}
 	p.ref = swarm.EnvRef{ID: p.env.ID, ShortID: store.ShortID(p.env.ID)}
 	swarmtest.RemoveOnCleanup(t, swarm.LabelEnv+"="+p.env.ID)
@@ -281,7 +279,7 @@ func newPipeline(t *testing.T, appName string) *pipeline {
 
 // deploy saves m as the application's next revision and advances a
 // deployment of it to the end, as the worker would.
-func (p *pipeline) deploy(t *testing.T, m *manifest.Manifest, source string) store.Deployment {
+func (p *importRun) deploy(t *testing.T, m *manifest.Manifest, source string) store.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

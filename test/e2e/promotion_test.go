@@ -13,6 +13,7 @@ import (
 	appservice "github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/image"
 	slwswarm "github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -86,15 +87,15 @@ greeting = "hello from production"
 		envs[name] = env
 		swarmtest.RemoveOnCleanup(t, slwswarm.LabelEnv+"="+env.ID)
 	}
-	pipeline := &jobs.Pipeline{
+	p := &pipeline.Pipeline{
 		Store: st, Driver: driver, Images: image.NewResolver(cli, false),
-		ConvergenceTimeout: 90 * time.Second, Metrics: metrics.New(nil), Enqueue: enqueue,
+		ConvergenceTimeout: 90 * time.Second, Metrics: metrics.New(nil), Queue: jobs.Queue{Enqueue: enqueue},
 	}
 	advance := func(id string) store.Deployment {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		defer cancel()
-		if err := pipeline.Advance(ctx, team.ID, id); err != nil {
+		if err := p.Advance(ctx, team.ID, id); err != nil {
 			t.Fatalf("advance %s: %v", id, err)
 		}
 		d, err := st.GetDeployment(ctx, team.ID, id)
@@ -134,8 +135,8 @@ greeting = "hello from production"
 	}
 	prod := advance(promoted.Deployment.ID)
 
-	stagingSteps, _ := jobs.ParseProgress(staging.Steps)
-	prodSteps, _ := jobs.ParseProgress(prod.Steps)
+	stagingSteps, _ := pipeline.ParseProgress(staging.Steps)
+	prodSteps, _ := pipeline.ParseProgress(prod.Steps)
 	want := stagingSteps.Find("prepare").Detail["id:web"]
 	prep := prodSteps.Find("prepare")
 	if want == "" || prep == nil || prep.Detail["id:web"] != want {

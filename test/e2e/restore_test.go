@@ -16,9 +16,10 @@ import (
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/riverqueue/river"
 
 	appservice "github.com/slipwayhq/slipway/app/service"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
 	slwswarm "github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -90,7 +91,9 @@ func TestRestore_BringsBackAnEarlierDeploymentExactly(t *testing.T) {
 	}
 
 	actor := appservice.Actor{TeamID: b.team.ID, UserID: "usr_e2e"}
-	requested, err := appservice.RestoreDeployment(ctx, b.st, actor, b.pipeline.Enqueue, one.ID)
+	// The restore is advanced by hand below; its deploy job is not inserted.
+	queueNothing := func(context.Context, *store.Store, river.JobArgs) error { return nil }
+	requested, err := appservice.RestoreDeployment(ctx, b.st, actor, queueNothing, one.ID)
 	secretsMust(t, err)
 	restored := b.advance(t, requested.ID)
 	if restored.Origin != store.OriginRestore || restored.RestoredFrom != one.ID {
@@ -139,7 +142,7 @@ func TestRestore_BringsBackAnEarlierDeploymentExactly(t *testing.T) {
 // pinnedSecret is the version of db-password deployment d pinned.
 func pinnedSecret(t *testing.T, d store.Deployment) string {
 	t.Helper()
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	secretsMust(t, err)
 	capture := progress.Find("capture")
 	if capture == nil || capture.Detail["secret:db-password"] == "" {
@@ -150,7 +153,7 @@ func pinnedSecret(t *testing.T, d store.Deployment) string {
 
 func prepareDetail(t *testing.T, d store.Deployment) map[string]string {
 	t.Helper()
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	secretsMust(t, err)
 	prep := progress.Find("prepare")
 	if prep == nil {

@@ -15,12 +15,11 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
-	"github.com/riverqueue/river"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -42,7 +41,7 @@ type secretsBundle struct {
 	st       *store.Store
 	cli      *client.Client
 	svc      *secrets.Service
-	pipeline *jobs.Pipeline
+	pipeline *pipeline.Pipeline
 	team     store.Team
 	app      store.Application
 	env      store.Environment
@@ -72,7 +71,7 @@ func setupSecrets(t *testing.T) *secretsBundle {
 	kr, err := keyring.Parse([]byte(keyText))
 	secretsMust(t, err)
 	b.svc = secrets.New(st, kr)
-	b.pipeline = &jobs.Pipeline{
+	b.pipeline = &pipeline.Pipeline{
 		Store:              st,
 		Driver:             driver,
 		Images:             image.NewResolver(cli, false),
@@ -80,7 +79,6 @@ func setupSecrets(t *testing.T) *secretsBundle {
 		ConvergenceTimeout: 90 * time.Second,
 		Metrics:            metrics.New(nil),
 		Log:                slog.New(slog.NewTextHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Enqueue:            func(context.Context, *store.Store, river.JobArgs) error { return nil },
 	}
 	return b
 }
@@ -126,7 +124,7 @@ func (b *secretsBundle) advance(t *testing.T, id string) store.Deployment {
 // jobOutput is what the deployment's job "show" printed.
 func jobOutput(t *testing.T, d store.Deployment) string {
 	t.Helper()
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	secretsMust(t, err)
 	step := progress.Find("job:show")
 	if step == nil {

@@ -5,6 +5,7 @@
 // specs, and a GitHub delivery never acts on another team's application. docs/security.md maps each defence to the test here that proves it.
 //
 // It only has tests. It drives the product through its exported entry
-// points (manifest, runtime/build, app, jobs, secrets, keyring) and must
+// points (manifest, runtime/build, app, pipeline, jobs, secrets,
+// keyring) and must
 // not be imported by anything.
 package security

@@ -29,6 +29,7 @@ import (
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -227,7 +228,7 @@ func TestSecrets_NeverShown(t *testing.T) {
 	}
 
 	var enqueued []jobs.DeployArgs
-	pipeline := &jobs.Pipeline{
+	p := &pipeline.Pipeline{
 		Store:              st,
 		Driver:             driver,
 		Images:             image.NewResolver(cli, false),
@@ -236,12 +237,12 @@ func TestSecrets_NeverShown(t *testing.T) {
 		ConvergenceTimeout: 90 * time.Second,
 		Metrics:            metrics.New(nil),
 		Log:                logger,
-		Enqueue: func(_ context.Context, _ *store.Store, args river.JobArgs) error {
+		Queue: jobs.Queue{Enqueue: func(_ context.Context, _ *store.Store, args river.JobArgs) error {
 			enqueued = append(enqueued, args.(jobs.DeployArgs))
 			return nil
-		},
+		}},
 	}
-	advanceID := func(depID string) store.Deployment { return advance(t, pipeline, st, s.team.ID, depID) }
+	advanceID := func(depID string) store.Deployment { return advance(t, p, st, s.team.ID, depID) }
 	web := swarmtest.Image(t, "web")
 	good := fmt.Sprintf(`
 api_version = "slipway.dev/v1alpha1"
@@ -448,7 +449,7 @@ func distinctive(prefix string) string {
 	return prefix + hex.EncodeToString(rnd[:])
 }
 
-func advance(t *testing.T, p *jobs.Pipeline, st *store.Store, teamID, id string) store.Deployment {
+func advance(t *testing.T, p *pipeline.Pipeline, st *store.Store, teamID, id string) store.Deployment {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -472,7 +473,7 @@ func wantDeployState(t *testing.T, d store.Deployment, want store.DeploymentStat
 // capturedValues opens the secret versions deployment d pinned.
 func capturedValues(t *testing.T, svc *secrets.Service, teamID string, env store.Environment, d store.Deployment) map[string]swarm.SecretValue {
 	t.Helper()
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline"
+
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -29,7 +31,7 @@ import (
 // gateway.
 func TestReconcile_MovesRoutedServicesToTheGatewaysNewAddress(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
+	b := pipelinetest.Setup(t, "production")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cli := swarmtest.Client(t)
@@ -38,11 +40,11 @@ func TestReconcile_MovesRoutedServicesToTheGatewaysNewAddress(t *testing.T) {
 	// overlay before the team's networks go.
 	gw := chaostest.StartGateway(t, chaostest.Binary(t), id)
 	m := gatewayctl.New(cli, nil, gw.Name)
-	b.pipeline.Routes = &jobs.GatewayRoutes{Store: b.st, Gateway: m}
+	b.Pipeline.Routes = &pipeline.GatewayRoutes{Store: b.Store, Gateway: m}
 	feed := serveRouteFeed(t, gw.SocketDir)
 
 	host := "gwaddr-" + id + ".test"
-	d := b.deploy(t, fmt.Sprintf(`
+	d := b.Deploy(t, fmt.Sprintf(`
 api_version = "slipway.dev/v1alpha1"
 kind = "Application"
 [metadata]
@@ -66,9 +68,9 @@ hostname = %q
 service = "web"
 port = 8080
 visibility = "public"
-`, b.app.Name, swarmtest.Image(t, "web"), host))
-	expectState(t, d, store.StateSucceeded)
-	routes, err := b.st.ListEnvironmentRoutes(ctx, b.team.ID, b.env.ID)
+`, b.App.Name, swarmtest.Image(t, "web"), host))
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
+	routes, err := b.Store.ListEnvironmentRoutes(ctx, b.Team.ID, b.Env.ID)
 	must(t, err)
 	table := ingress.Table{Version: 1}
 	for _, r := range routes {
@@ -79,7 +81,7 @@ visibility = "public"
 	}
 	must(t, feed.Publish(table))
 
-	overlay := swarm.IngressNetworkName(store.ShortID(b.env.ID))
+	overlay := swarm.IngressNetworkName(store.ShortID(b.Env.ID))
 	before := gatewayAddress(t, m, overlay)
 	if got := serviceEnv(t, b, "web", swarm.IngressProxiesEnv); got != before {
 		t.Fatalf("web was deployed trusting %q, want the gateway's address %s", got, before)
@@ -101,8 +103,7 @@ visibility = "public"
 		t.Fatalf("web trusts %q before any repair, want the old %s", got, before)
 	}
 
-	w := &jobs.ReconcileWorker{Pipeline: b.pipeline}
-	repaired, err := w.Reconcile(ctx, b.team.ID, d.ID)
+	repaired, err := b.Pipeline.Reconcile(ctx, b.Team.ID, d.ID)
 	must(t, err)
 	if len(repaired) != 1 || repaired[0].Service != "web" || len(repaired[0].Drift) != 1 || repaired[0].Drift[0].Field != "environment" {
 		t.Fatalf("repaired %+v, want web's environment", repaired)
@@ -110,7 +111,7 @@ visibility = "public"
 	if got := serviceEnv(t, b, "web", swarm.IngressProxiesEnv); got != after {
 		t.Fatalf("after repair web trusts %q, want the gateway's new address %s", got, after)
 	}
-	events, err := b.st.ListEvents(ctx, b.team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: d.ID})
+	events, err := b.Store.ListEvents(ctx, b.Team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: d.ID})
 	must(t, err)
 	found := false
 	for _, e := range events {
@@ -122,7 +123,7 @@ visibility = "public"
 	// The running task answers through the restarted gateway with the new
 	// address once the update rolled out.
 	waitBody(t, proxiesURL, host, after)
-	if repaired, err := w.Reconcile(ctx, b.team.ID, d.ID); err != nil || len(repaired) != 0 {
+	if repaired, err := b.Pipeline.Reconcile(ctx, b.Team.ID, d.ID); err != nil || len(repaired) != 0 {
 		t.Fatalf("a second reconciliation repaired %+v (%v): want nothing", repaired, err)
 	}
 }
@@ -160,9 +161,9 @@ func gatewayAddress(t *testing.T, m *gatewayctl.Manager, network string) string 
 }
 
 // serviceEnv is the value of key in the environment of the service's spec.
-func serviceEnv(t *testing.T, b *pipelineBundle, service, key string) string {
+func serviceEnv(t *testing.T, b *pipelinetest.Bundle, service, key string) string {
 	t.Helper()
-	svc, ok := b.services(t)[service]
+	svc, ok := b.Services(t)[service]
 	if !ok {
 		t.Fatalf("no service %s", service)
 	}

@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -19,8 +20,8 @@ import (
 func (lb *linkBundle) deployUnlinked(t *testing.T, app, toml string) store.Deployment {
 	t.Helper()
 	env := lb.envs[app]
-	d := lb.deployTo(t, lb.pipeline, env.ApplicationID, env.ID, toml)
-	expectState(t, d, store.StateSucceeded)
+	d := lb.DeployTo(t, lb.linked, env.ApplicationID, env.ID, toml)
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
 	lb.expectLinksEnqueued(t)
 	return d
 }
@@ -56,7 +57,7 @@ func (lb *linkBundle) serviceNetworks(t *testing.T, app, service string) []strin
 // linkNetworkIDs returns the IDs of the team's link networks.
 func (lb *linkBundle) linkNetworkIDs(t *testing.T) []string {
 	t.Helper()
-	nets, err := lb.driver.ListLinkNetworks(context.Background(), lb.team.ID)
+	nets, err := lb.Driver.ListLinkNetworks(context.Background(), lb.Team.ID)
 	must(t, err)
 	var out []string
 	for _, n := range nets {
@@ -76,7 +77,7 @@ func TestLinks_JobsReachConnectedImportsOnly(t *testing.T) {
 	ctx := context.Background()
 
 	exports := "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\"]\n"
-	lb.deploy(t, "auth", serviceManifest("auth", web, exports, "api"))
+	lb.deployApp(t, "auth", serviceManifest("auth", web, exports, "api"))
 
 	jobSpec := "\n[[spec.jobs]]\nname = \"migrate\"\nservice = \"worker\"\ncommand = [\"/app\", \"--print\", \"migrated\"]\nrun = \"before-rollout\"\n"
 	importAuth := "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n"
@@ -87,14 +88,14 @@ func TestLinks_JobsReachConnectedImportsOnly(t *testing.T) {
 	// The deployment adding the import: links_reconcile may run at any
 	// time (another deployment, the periodic reconcile), but connects the
 	// import only once the deployment succeeded, after its job ran.
-	pending := lb.requestDeployment(t, lb.envs["notes"].ApplicationID, lb.envs["notes"].ID, notes)
-	res, err := lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	pending := lb.RequestDeployment(t, lb.envs["notes"].ApplicationID, lb.envs["notes"].ID, notes)
+	res, err := lb.linked.ReconcileLinks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(res.Connected) != 0 {
 		t.Fatalf("links_reconcile connected %v while the importing deployment was not promoted", res.Connected)
 	}
-	d1 := lb.advanceWith(t, lb.pipeline, pending.ID)
-	expectState(t, d1, store.StateSucceeded)
+	d1 := lb.AdvanceWith(t, lb.linked, pending.ID)
+	pipelinetest.ExpectState(t, d1, store.StateSucceeded)
 	lb.expectLinksEnqueued(t)
 	if ids := lb.linkNetworkIDs(t); len(ids) != 0 {
 		t.Fatalf("link networks %v exist before links_reconcile ran; the exporter joined before the importing deployment succeeded", ids)
@@ -102,7 +103,7 @@ func TestLinks_JobsReachConnectedImportsOnly(t *testing.T) {
 	if nets := lb.jobNetworks(t, d1, "migrate"); len(nets) != 1 {
 		t.Fatalf("the job of the deployment adding the import joined %v, want its private network only", nets)
 	}
-	res, err = lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	res, err = lb.linked.ReconcileLinks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(res.Connected) != 1 {
 		t.Fatalf("links_reconcile after notes connected %v, want its import", res.Connected)
@@ -113,7 +114,7 @@ func TestLinks_JobsReachConnectedImportsOnly(t *testing.T) {
 	}
 
 	// A later deployment keeping the import: its job joins the link.
-	d2, _ := lb.deploy(t, "notes", notes)
+	d2, _ := lb.deployApp(t, "notes", notes)
 	if nets := lb.jobNetworks(t, d2, "migrate"); !slices.Contains(nets, link[0]) {
 		t.Fatalf("the job of a deployment keeping the import joined %v, want the link network %s too", nets, link[0])
 	}
@@ -127,7 +128,7 @@ func TestLinks_JobsReachConnectedImportsOnly(t *testing.T) {
 	if nets := lb.jobNetworks(t, d3, "migrate"); slices.Contains(nets, link[0]) {
 		t.Fatalf("the job of a deployment dropping the import joined the link network %s: %v", link[0], nets)
 	}
-	res, err = lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	res, err = lb.linked.ReconcileLinks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(res.Removed) != 1 {
 		t.Fatalf("links_reconcile after dropping the import removed %v, want its link", res.Removed)

@@ -1,10 +1,10 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"testing"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 )
 
 func TestBoundPreview(t *testing.T) {
@@ -14,7 +14,7 @@ func TestBoundPreview(t *testing.T) {
 		{Name: "api", Replicas: manifest.NewInt(2), Resources: &manifest.Resources{CPUMillis: manifest.NewInt(250), MemoryBytes: manifest.NewInt(64 << 20)}},
 		{Name: "worker", Resources: &manifest.Resources{MemoryBytes: manifest.NewInt(1 << 30)}},
 	}}}
-	warnings := jobs.BoundPreview(m, jobs.PreviewBounds{DefaultCPUMillis: 500, DefaultMemoryBytes: 512 << 20, MaxReplicas: 2})
+	warnings := pipeline.BoundPreview(m, pipeline.PreviewBounds{DefaultCPUMillis: 500, DefaultMemoryBytes: 512 << 20, MaxReplicas: 2})
 	var paths []string
 	for _, w := range warnings {
 		paths = append(paths, w.Path+"="+w.Code)
@@ -46,7 +46,7 @@ func TestBoundPreview(t *testing.T) {
 		t.Errorf("worker %+v, want its own memory limit and the default CPU", worker.Resources)
 	}
 	// Zero bounds change nothing.
-	if w := jobs.BoundPreview(&manifest.Manifest{Spec: manifest.Spec{Services: []manifest.Service{{Name: "x", Replicas: manifest.NewInt(9)}}}}, jobs.PreviewBounds{}); len(w) != 0 {
+	if w := pipeline.BoundPreview(&manifest.Manifest{Spec: manifest.Spec{Services: []manifest.Service{{Name: "x", Replicas: manifest.NewInt(9)}}}}, pipeline.PreviewBounds{}); len(w) != 0 {
 		t.Errorf("zero bounds warned %v", w)
 	}
 }

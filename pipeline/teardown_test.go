@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline"
+
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
-	"github.com/riverqueue/river/rivertype"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -62,47 +63,46 @@ func envObjects(t *testing.T, envID string) (services, networks, volumes int) {
 
 func TestEnvironmentTeardown_RemovesWhatRunsAndKeepsVolumes(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
+	b := pipelinetest.Setup(t, "production")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	expectState(t, b.deploy(t, volumeManifest(b.app.Name, swarmtest.Image(t, "job"))), store.StateSucceeded)
-	if s, n, v := envObjects(t, b.env.ID); s != 1 || n == 0 || v != 1 {
+	pipelinetest.ExpectState(t, b.Deploy(t, volumeManifest(b.App.Name, swarmtest.Image(t, "job"))), store.StateSucceeded)
+	if s, n, v := envObjects(t, b.Env.ID); s != 1 || n == 0 || v != 1 {
 		t.Fatalf("after deploy: %d services, %d networks, %d volumes; want 1, >0, 1", s, n, v)
 	}
 
 	gateway := &fakeConnector{}
-	b.pipeline.Routes = &jobs.GatewayRoutes{Store: b.st, Gateway: gateway}
-	w := &jobs.EnvironmentTeardownWorker{Pipeline: b.pipeline}
-	args := jobs.EnvironmentTeardownArgs{TeamID: b.team.ID, EnvironmentID: b.env.ID, Name: b.env.Name}
-	removed, err := w.Teardown(ctx, args)
+	b.Pipeline.Routes = &pipeline.GatewayRoutes{Store: b.Store, Gateway: gateway}
+	args := pipeline.Teardown{TeamID: b.Team.ID, EnvironmentID: b.Env.ID, Name: b.Env.Name}
+	removed, err := b.Pipeline.TeardownEnvironment(ctx, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, n, v := envObjects(t, b.env.ID); s != 0 || n != 0 || v != 1 {
+	if s, n, v := envObjects(t, b.Env.ID); s != 0 || n != 0 || v != 1 {
 		t.Fatalf("after teardown: %d services, %d networks, %d volumes; want 0, 0, 1", s, n, v)
 	}
 	if len(removed.Services) != 1 || len(removed.RetainedVolumes) != 1 {
 		t.Errorf("removed = %+v; want one service and the data volume retained", removed)
 	}
-	ingress := swarm.IngressNetworkName(store.ShortID(b.env.ID))
+	ingress := swarm.IngressNetworkName(store.ShortID(b.Env.ID))
 	if !slices.Contains(gateway.disconnected, ingress) {
 		t.Errorf("gateway detached from %v, want %s", gateway.disconnected, ingress)
 	}
 
 	// A retry (River's, or a second job) finds nothing to remove and still
 	// keeps the volume.
-	again, err := w.Teardown(ctx, args)
+	again, err := b.Pipeline.TeardownEnvironment(ctx, args)
 	if err != nil {
 		t.Fatalf("second teardown: %v", err)
 	}
 	if len(again.Services)+len(again.Networks) != 0 || len(again.RetainedVolumes) != 1 {
 		t.Errorf("second teardown removed %+v", again)
 	}
-	if _, _, v := envObjects(t, b.env.ID); v != 1 {
+	if _, _, v := envObjects(t, b.Env.ID); v != 1 {
 		t.Fatalf("the volume is gone after a second teardown (%d left)", v)
 	}
 
-	events, err := b.st.ListEvents(ctx, b.team.ID, store.EventFilter{ObjectType: "environment", ObjectID: b.env.ID})
+	events, err := b.Store.ListEvents(ctx, b.Team.ID, store.EventFilter{ObjectType: "environment", ObjectID: b.Env.ID})
 	must(t, err)
 	if len(events) == 0 || events[0].Verb != "environment.teardown" {
 		t.Fatalf("events = %+v, want environment.teardown", events)
@@ -118,38 +118,37 @@ func TestEnvironmentTeardown_RemovesWhatRunsAndKeepsVolumes(t *testing.T) {
 
 func TestEnvironmentTeardown_PreviewRemovesVolumes(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "pr-1")
+	b := pipelinetest.Setup(t, "pr-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	expectState(t, b.deploy(t, volumeManifest(b.app.Name, swarmtest.Image(t, "job"))), store.StateSucceeded)
-	w := &jobs.EnvironmentTeardownWorker{Pipeline: b.pipeline}
-	args := jobs.EnvironmentTeardownArgs{TeamID: b.team.ID, EnvironmentID: b.env.ID, Name: b.env.Name, Preview: true}
+	pipelinetest.ExpectState(t, b.Deploy(t, volumeManifest(b.App.Name, swarmtest.Image(t, "job"))), store.StateSucceeded)
+	args := pipeline.Teardown{TeamID: b.Team.ID, EnvironmentID: b.Env.ID, Name: b.Env.Name, Preview: true}
 	for i := range 2 {
-		if _, err := w.Teardown(ctx, args); err != nil {
+		if _, err := b.Pipeline.TeardownEnvironment(ctx, args); err != nil {
 			t.Fatalf("teardown %d: %v", i+1, err)
 		}
-		if s, n, v := envObjects(t, b.env.ID); s+n+v != 0 {
+		if s, n, v := envObjects(t, b.Env.ID); s+n+v != 0 {
 			t.Fatalf("after preview teardown %d: %d services, %d networks, %d volumes left", i+1, s, n, v)
 		}
 	}
 }
 
-// TestEnvironmentTeardown_DockerUnreachableIsRetried: the error goes back
-// to River (which retries with backoff) instead of cancelling the job.
+// TestEnvironmentTeardown_DockerUnreachableIsRetried: the error is one to
+// retry (River retries it with backoff), not a permanent one.
 func TestEnvironmentTeardown_DockerUnreachableIsRetried(t *testing.T) {
 	t.Parallel()
 	cli, err := client.NewClientWithOpts(client.WithHost("unix://"+t.TempDir()+"/no-docker.sock"), client.WithAPIVersionNegotiation())
 	must(t, err)
 	defer cli.Close()
 	st := storetest.New(t)
-	w := &jobs.EnvironmentTeardownWorker{Pipeline: &jobs.Pipeline{Store: st, Driver: swarm.NewDriver(cli, nil)}}
-	_, err = w.Teardown(context.Background(), jobs.EnvironmentTeardownArgs{TeamID: "team_x", EnvironmentID: "env_x"})
+	p := &pipeline.Pipeline{Store: st, Driver: swarm.NewDriver(cli, nil)}
+	_, err = p.TeardownEnvironment(context.Background(), pipeline.Teardown{TeamID: "team_x", EnvironmentID: "env_x"})
 	if err == nil {
 		t.Fatal("teardown without Docker succeeded")
 	}
-	var cancelled *rivertype.JobCancelError
-	if errors.As(err, &cancelled) {
-		t.Fatalf("teardown without Docker cancelled the job: %v", err)
+	var permanent *pipeline.PermanentError
+	if errors.As(err, &permanent) {
+		t.Fatalf("teardown without Docker is a permanent error: %v", err)
 	}
 	var engineErr *swarm.Error
 	if !errors.As(err, &engineErr) || engineErr.Code != swarm.CodeDockerUnavailable {

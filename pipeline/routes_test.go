@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -40,7 +40,7 @@ func TestDeployedRoutes_EffectiveVisibility(t *testing.T) {
 				m.Spec.Environments = map[string]manifest.EnvironmentBlock{"production": {Visibility: c.block}}
 			}
 		}
-		got := jobs.DeployedRoutes(store.Deployment{ID: "dep_1", TeamID: "team_1"}, env, m)
+		got := pipeline.DeployedRoutes(store.Deployment{ID: "dep_1", TeamID: "team_1"}, env, m)
 		if len(got) != 1 || got[0].Visibility != c.want {
 			t.Errorf("%s: visibility = %+v, want %s", c.name, got, c.want)
 		}
@@ -53,7 +53,7 @@ func TestDeployedRoutes_EffectiveVisibility(t *testing.T) {
 		{Hostname: "old.example.com", Redirect: &manifest.Redirect{To: "https://web.example.com", Status: 301, PreservePath: &no}},
 		{Hostname: "keep.example.com", Redirect: &manifest.Redirect{To: "https://web.example.com"}},
 	}
-	got := jobs.DeployedRoutes(store.Deployment{ID: "dep_1", TeamID: "team_1"}, env, m)
+	got := pipeline.DeployedRoutes(store.Deployment{ID: "dep_1", TeamID: "team_1"}, env, m)
 	short := store.ShortID(env.ID)
 	if r := got[0]; r.Hostname != "web.example.com" || r.BackendService != swarm.ServiceName(short, "web") ||
 		r.BackendNetwork != swarm.IngressNetworkName(short) || r.BackendPort != 8080 || r.RedirectTo != "" {
@@ -90,7 +90,7 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 	tenant := storetest.NewTenant(t, st, "routes-hook", "notes")
 	team, env := tenant.Team, tenant.Env
 	conn := &fakeConnector{}
-	hook := &jobs.GatewayRoutes{Store: st, Gateway: conn}
+	hook := &pipeline.GatewayRoutes{Store: st, Gateway: conn}
 	rendered := func(routes ...manifest.Route) []byte {
 		m := manifest.Manifest{}
 		m.Spec.Routes = routes
@@ -150,7 +150,7 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 	third := rendered(
 		manifest.Route{Hostname: "a.example.com", Service: "api", Port: 8080},
 		manifest.Route{Hostname: "taken.example.com", Service: "api", Port: 8080})
-	var f *jobs.Failure
+	var f *pipeline.Failure
 	if err := hook.Withdraw(ctx, store.Deployment{ID: "dep_3", TeamID: team.ID}, env, third); !errors.As(err, &f) || f.Code != "hostname_conflict" {
 		t.Fatalf("withdraw with a taken hostname = %v", err)
 	}
@@ -169,7 +169,7 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 		t.Fatalf("after release: routes %v, disconnected %v", h, conn.disconnected)
 	}
 	conn.err = errors.New("no such container")
-	if _, err := hook.Connect(ctx, env, "slw-x-ingress"); !errors.As(err, &f) || f.Code != jobs.CodeGatewayUnavailable {
+	if _, err := hook.Connect(ctx, env, "slw-x-ingress"); !errors.As(err, &f) || f.Code != pipeline.CodeGatewayUnavailable {
 		t.Fatalf("connect without a gateway = %v", err)
 	}
 }

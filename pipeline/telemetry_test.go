@@ -1,11 +1,13 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
+
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -20,41 +22,40 @@ import (
 // daemon's user. The deployment's steps are exported as OTLP spans.
 func TestPipeline_TelemetryMountFollowsGrant(t *testing.T) {
 	// Not parallel: it installs the global tracer provider.
-	b := setupPipeline(t, "production")
-	b.pipeline.Telemetry = jobs.TelemetryHost{Root: t.TempDir(), User: "0:0"}
+	b := pipelinetest.Setup(t, "production")
+	b.Pipeline.Telemetry = pipeline.TelemetryHost{Root: t.TempDir(), User: "0:0"}
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
 	rc := tracingtest.New(t)
 	shutdown, err := tracing.Start(context.Background(), tracing.Config{Endpoint: rc.URL, ServiceName: "slipway-test"})
 	must(t, err)
 	t.Cleanup(func() { _ = shutdown(context.Background()) })
 
-	m := strings.Replace(webManifest(b.app.Name, web, job, ""), `command = ["/app", "--sleep", "3600"]`,
+	m := strings.Replace(pipelinetest.WebManifest(b.App.Name, web, job, ""), `command = ["/app", "--sleep", "3600"]`,
 		"command = [\"/app\", \"--sleep\", \"3600\"]\nreceives_telemetry = true", 1)
-	d := b.deploy(t, m)
-	expectState(t, d, store.StateSucceeded)
-	if mounts := b.services(t)["worker"].Spec.TaskTemplate.ContainerSpec.Mounts; len(mounts) != 0 {
+	d := b.Deploy(t, m)
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
+	if mounts := b.Services(t)["worker"].Spec.TaskTemplate.ContainerSpec.Mounts; len(mounts) != 0 {
 		t.Fatalf("ungranted receiver has mounts %+v", mounts)
 	}
-	events, err := b.st.ListEvents(context.Background(), b.team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: d.ID})
+	events, err := b.Store.ListEvents(context.Background(), b.Team.ID, store.EventFilter{ObjectType: "deployment", ObjectID: d.ID})
 	must(t, err)
 	warned := false
 	for _, e := range events {
-		warned = warned || (e.Verb == "deployment.warning" && strings.Contains(string(e.Details), jobs.CodeTelemetryNotGranted))
+		warned = warned || (e.Verb == "deployment.warning" && strings.Contains(string(e.Details), pipeline.CodeTelemetryNotGranted))
 	}
 	if !warned {
 		t.Fatalf("no telemetry_not_granted warning among %d events", len(events))
 	}
 
-	must(t, b.st.SetEnvironmentTelemetry(context.Background(), b.team.ID, b.env.ID, true))
-	rec := &jobs.ReconcileWorker{Pipeline: b.pipeline}
-	if _, err := rec.Reconcile(context.Background(), b.team.ID, d.ID); err != nil {
+	must(t, b.Store.SetEnvironmentTelemetry(context.Background(), b.Team.ID, b.Env.ID, true))
+	if _, err := b.Pipeline.Reconcile(context.Background(), b.Team.ID, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	spec := b.services(t)["worker"].Spec.TaskTemplate.ContainerSpec
-	if len(spec.Mounts) != 1 || spec.Mounts[0].Target != swarm.TelemetryPath || !strings.HasPrefix(spec.Mounts[0].Source, b.pipeline.Telemetry.Root) || spec.User != "0:0" {
+	spec := b.Services(t)["worker"].Spec.TaskTemplate.ContainerSpec
+	if len(spec.Mounts) != 1 || spec.Mounts[0].Target != swarm.TelemetryPath || !strings.HasPrefix(spec.Mounts[0].Source, b.Pipeline.Telemetry.Root) || spec.User != "0:0" {
 		t.Fatalf("granted receiver: mounts %+v user %q", spec.Mounts, spec.User)
 	}
-	if mounts := b.services(t)["web"].Spec.TaskTemplate.ContainerSpec.Mounts; len(mounts) != 0 {
+	if mounts := b.Services(t)["web"].Spec.TaskTemplate.ContainerSpec.Mounts; len(mounts) != 0 {
 		t.Fatalf("web, not a receiver, has mounts %+v", mounts)
 	}
 

@@ -1,13 +1,10 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -21,11 +18,11 @@ func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
 	ctx := context.Background()
 	lb := setupLinks(t)
 	web := swarmtest.Image(t, "web")
-	lb.deploy(t, "auth", serviceManifest("auth", web, "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\"]\n", "api"))
-	if _, res := lb.deploy(t, "notes", serviceManifest("notes", web, "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n", "web")); len(res.Connected) != 1 {
+	lb.deployApp(t, "auth", serviceManifest("auth", web, "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\"]\n", "api"))
+	if _, res := lb.deployApp(t, "notes", serviceManifest("notes", web, "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n", "web")); len(res.Connected) != 1 {
 		t.Fatalf("notes' import connected %v, want one link", res.Connected)
 	}
-	nets, err := lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+	nets, err := lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(nets) != 1 {
 		t.Fatalf("link networks %+v, want one", nets)
@@ -36,11 +33,11 @@ func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
 	// Slipway's back (the environment_links row stays).
 	for _, app := range []string{"auth", "notes"} {
 		env := lb.envs[app]
-		_, err := lb.driver.SetLinkAttachments(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, nil, map[string]bool{lost.ID: true})
+		_, err := lb.Driver.SetLinkAttachments(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, nil, map[string]bool{lost.ID: true})
 		must(t, err)
 	}
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
-		err := lb.driver.RemoveLinkNetwork(ctx, lost)
+		err := lb.Driver.RemoveLinkNetwork(ctx, lost)
 		if err == nil {
 			break
 		}
@@ -49,16 +46,15 @@ func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
 		}
 	}
 
-	rec := &jobs.ReconcileWorker{Pipeline: lb.pipeline}
-	must(t, rec.Work(ctx, &river.Job[jobs.ReconcileArgs]{}))
+	must(t, lb.linked.ReconcileAll(ctx))
 
-	nets, err = lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+	nets, err = lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(nets) != 1 || nets[0].ID == lost.ID || nets[0].Name != lost.Name {
 		t.Fatalf("link networks after the periodic pass %+v, want %s created again", nets, lost.Name)
 	}
 	notes := lb.envs["notes"]
-	joined, err := lb.driver.EnvLinks(ctx, swarm.EnvRef{ID: notes.ID, ShortID: store.ShortID(notes.ID)})
+	joined, err := lb.Driver.EnvLinks(ctx, swarm.EnvRef{ID: notes.ID, ShortID: store.ShortID(notes.ID)})
 	must(t, err)
 	found := false
 	for _, a := range joined {

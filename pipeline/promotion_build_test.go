@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
+	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/app/service"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -63,14 +65,16 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 	ctx := context.Background()
 	b, installation := setupBuilds(t, "staging")
 	cli := swarmtest.Client(t)
-	g := newGitRepo(t)
-	g.write("bin/app", staticWebBinary(t), 0o755)
-	g.write("Dockerfile", []byte("FROM scratch\nARG ORIGIN\nCOPY bin/app /app\nLABEL dev.slipway.test.origin=$ORIGIN\nENTRYPOINT [\"/app\"]\n"), 0o644)
-	g.commit("web")
-	prodEnv := b.addEnvironment(t, "production")
-	actor := service.Actor{TeamID: b.team.ID, UserID: "test"}
+	g := pipelinetest.NewGitRepo(t)
+	g.Write("bin/app", staticWebBinary(t), 0o755)
+	g.Write("Dockerfile", []byte("FROM scratch\nARG ORIGIN\nCOPY bin/app /app\nLABEL dev.slipway.test.origin=$ORIGIN\nENTRYPOINT [\"/app\"]\n"), 0o644)
+	g.Commit("web")
+	prodEnv := b.AddEnvironment(t, "production")
+	actor := service.Actor{TeamID: b.Team.ID, UserID: "test"}
+	// The promotion is advanced by hand; its deploy job is not inserted.
+	queueNothing := func(context.Context, *store.Store, river.JobArgs) error { return nil }
 	promote := func() (service.PromotionResult, error) {
-		return service.PromoteEnvironment(ctx, b.st, actor, b.pipeline.Enqueue, b.app.ID, "production", service.PromoteOptions{})
+		return service.PromoteEnvironment(ctx, b.Store, actor, queueNothing, b.App.ID, "production", service.PromoteOptions{})
 	}
 	builtImages := func() int {
 		t.Helper()
@@ -80,7 +84,7 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 	}
 	prodWeb := func() (image string, index uint64, deployment string) {
 		t.Helper()
-		list := b.servicesOf(t, prodEnv.ID)
+		list := b.ServicesOf(t, prodEnv.ID)
 		if len(list) != 1 {
 			t.Fatalf("production has %d services, want web alone", len(list))
 		}
@@ -90,8 +94,8 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 
 	// The same origin in both environments: the release is compatible.
 	same := "https://notes.example"
-	staging := b.deploy(t, buildArgManifest(b.app.Name, g.url(), same, same))
-	expectState(t, staging, store.StateSucceeded)
+	staging := b.Deploy(t, buildArgManifest(b.App.Name, g.URL(), same, same))
+	pipelinetest.ExpectState(t, staging, store.StateSucceeded)
 	stagingPrep := prepareStep(t, staging)
 	built := stagingPrep.Detail["id:web"]
 	img, err := cli.ImageInspect(ctx, built)
@@ -103,8 +107,8 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 
 	res, err := promote()
 	must(t, err)
-	prod := b.advance(t, res.Deployment.ID)
-	expectState(t, prod, store.StateSucceeded)
+	prod := b.Advance(t, res.Deployment.ID)
+	pipelinetest.ExpectState(t, prod, store.StateSucceeded)
 	prodPrep := prepareStep(t, prod)
 	if prodPrep.Detail["id:web"] != built || !prodPrep.StartedAt.Equal(stagingPrep.StartedAt) {
 		t.Fatalf("production prepared %+v; want staging's adopted prepare step with image %s", prodPrep, built)
@@ -119,11 +123,11 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 
 	// Production's origin now differs: the build argument staging's image
 	// was built with is wrong for production.
-	staging2 := b.deploy(t, buildArgManifest(b.app.Name, g.url(), same, "https://prod.notes.example"))
-	expectState(t, staging2, store.StateSucceeded)
+	staging2 := b.Deploy(t, buildArgManifest(b.App.Name, g.URL(), same, "https://prod.notes.example"))
+	pipelinetest.ExpectState(t, staging2, store.StateSucceeded)
 	prodDeployments := func() int {
 		t.Helper()
-		list, err := b.st.ListDeployments(ctx, b.team.ID, store.DeploymentFilter{EnvironmentID: prodEnv.ID})
+		list, err := b.Store.ListDeployments(ctx, b.Team.ID, store.DeploymentFilter{EnvironmentID: prodEnv.ID})
 		must(t, err)
 		return len(list)
 	}
@@ -139,22 +143,22 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 
 	// A promotion requested regardless (the pipeline's own guard) fails
 	// before capturing anything.
-	refused := b.promote(t, prodEnv, staging2)
-	expectState(t, refused, store.StateFailed)
+	refused := b.Promote(t, prodEnv, staging2)
+	pipelinetest.ExpectState(t, refused, store.StateFailed)
 	if refused.ErrorCode != "release_incompatible" || !strings.Contains(refused.ErrorMessage, "services.web.build.args.ORIGIN") {
 		t.Fatalf("error %s: %s, want release_incompatible naming services.web.build.args.ORIGIN", refused.ErrorCode, refused.ErrorMessage)
 	}
 	if refused.CapturedManifest != nil || refused.RenderedManifest != nil {
 		t.Fatal("the refused promotion captured a manifest")
 	}
-	if p, _ := jobs.ParseProgress(refused.Steps); p.Find("prepare") != nil {
+	if p, _ := pipeline.ParseProgress(refused.Steps); p.Find("prepare") != nil {
 		t.Fatalf("the refused promotion prepared images: %s", refused.Steps)
 	}
 	if img, index, dep := prodWeb(); img != runImage || index != runIndex || dep != runDeployment {
 		t.Fatalf("production web changed to %s (version %d, deployment %s), want %s (version %d, deployment %s)",
 			img, index, dep, runImage, runIndex, runDeployment)
 	}
-	current, err := b.st.LatestSucceededDeployment(ctx, b.team.ID, prodEnv.ID)
+	current, err := b.Store.LatestSucceededDeployment(ctx, b.Team.ID, prodEnv.ID)
 	must(t, err)
 	if current.ID != prod.ID {
 		t.Fatalf("production's current deployment is %s, want %s", current.ID, prod.ID)
@@ -162,9 +166,9 @@ func TestPipeline_PromotionBuildArgumentFromVariable(t *testing.T) {
 }
 
 // prepareStep is d's prepare step, which must exist.
-func prepareStep(t *testing.T, d store.Deployment) jobs.Step {
+func prepareStep(t *testing.T, d store.Deployment) pipeline.Step {
 	t.Helper()
-	p, err := jobs.ParseProgress(d.Steps)
+	p, err := pipeline.ParseProgress(d.Steps)
 	must(t, err)
 	s := p.Find("prepare")
 	if s == nil {

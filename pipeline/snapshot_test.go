@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -12,7 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/slipwayhq/slipway/gitsnapshot"
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -34,7 +35,7 @@ func TestLocalSnapshot_DeploysUncommittedChanges(t *testing.T) {
 	}
 	write("bin/app", staticWebBinary(t), 0o755)
 	write("Dockerfile", []byte("FROM scratch\nCOPY bin/app /app\nENTRYPOINT [\"/app\"]\n"), 0o644)
-	write("slipway.toml", []byte(selfBuildManifest(b.app.Name, "committed")), 0o644)
+	write("slipway.toml", []byte(selfBuildManifest(b.App.Name, "committed")), 0o644)
 	write(".gitignore", []byte("*.log\n"), 0o644)
 	wt, err := repo.Worktree()
 	must(t, err)
@@ -42,44 +43,44 @@ func TestLocalSnapshot_DeploysUncommittedChanges(t *testing.T) {
 	sig := &object.Signature{Name: "Test", Email: "test@example.com", When: time.Now()}
 	base, err := wt.Commit("base", &git.CommitOptions{Author: sig, Committer: sig})
 	must(t, err)
-	b.bootstrap(t, "file://"+dir, "main")
+	b.Bootstrap(t, "file://"+dir, "main")
 
 	// Uncommitted: the manifest's VERSION, a Dockerfile copying an
 	// untracked file, and an ignored file.
-	write("slipway.toml", []byte(selfBuildManifest(b.app.Name, "uncommitted")), 0o644)
+	write("slipway.toml", []byte(selfBuildManifest(b.App.Name, "uncommitted")), 0o644)
 	write("Dockerfile", []byte("FROM scratch\nCOPY bin/app /app\nCOPY local.txt /local.txt\nENTRYPOINT [\"/app\"]\n"), 0o644)
 	write("local.txt", []byte("untracked\n"), 0o644)
 	write("debug.log", []byte("ignored\n"), 0o644)
 	snap, err := gitsnapshot.Create(dir, time.Now())
 	must(t, err)
 
-	app, err := b.st.GetApplication(ctx, b.team.ID, b.app.ID)
+	app, err := b.Store.GetApplication(ctx, b.Team.ID, b.App.ID)
 	must(t, err)
-	d, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{
-		EnvironmentID: b.env.ID, Revision: app.CurrentRevision, Origin: store.OriginBuild, Actor: "test",
+	d, err := b.Store.CreateDeployment(ctx, b.Team.ID, store.DeploymentParams{
+		EnvironmentID: b.Env.ID, Revision: app.CurrentRevision, Origin: store.OriginBuild, Actor: "test",
 	})
 	must(t, err)
-	must(t, b.st.SetDeploymentRef(ctx, b.team.ID, d.ID, store.GitRef{Branch: "main", Commit: snap.Commit}))
-	must(t, b.st.RecordDeploymentSnapshot(ctx, b.team.ID, store.DeploymentSnapshot{
+	must(t, b.Store.SetDeploymentRef(ctx, b.Team.ID, d.ID, store.GitRef{Branch: "main", Commit: snap.Commit}))
+	must(t, b.Store.RecordDeploymentSnapshot(ctx, b.Team.ID, store.DeploymentSnapshot{
 		DeploymentID: d.ID, Commit: snap.Commit, Base: snap.Base, Bundle: snap.Bundle,
 	}))
-	d = b.advance(t, d.ID)
-	expectState(t, d, store.StateSucceeded)
+	d = b.Advance(t, d.ID)
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
 
 	if v := envValue(t, d, "web", "VERSION"); v != "uncommitted" {
 		t.Fatalf("VERSION %q, want the uncommitted manifest's", v)
 	}
-	f, err := b.st.GetDeploymentFetch(ctx, b.team.ID, d.ID)
+	f, err := b.Store.GetDeploymentFetch(ctx, b.Team.ID, d.ID)
 	must(t, err)
 	if f.Commit != snap.Commit || snap.Base != base.String() {
 		t.Fatalf("fetched %s (base %s), want snapshot %s on %s", f.Commit, snap.Base, snap.Commit, base)
 	}
-	progress, err := jobs.ParseProgress(d.Steps)
+	progress, err := pipeline.ParseProgress(d.Steps)
 	must(t, err)
 	if prep := progress.Find("prepare"); prep == nil || prep.Detail["commit:web"] != snap.Commit {
 		t.Fatalf("prepare %+v, want web built from the snapshot %s", prep, snap.Commit)
 	}
-	if svcs := b.envServices(t, b.env.ID); !svcs["web"] {
+	if svcs := envServices(t, b, b.Env.ID); !svcs["web"] {
 		t.Fatalf("services %v, want web", svcs)
 	}
 }

@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"bufio"
@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline"
+
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
-	"github.com/riverqueue/river"
 
-	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -24,51 +25,59 @@ import (
 // each with a production environment, deployed through a pipeline that
 // manages links.
 type linkBundle struct {
-	*pipelineBundle
-	pipeline *jobs.Pipeline
-	envs     map[string]store.Environment // by application name
-	enqueued chan river.JobArgs
+	*pipelinetest.Bundle
+	linked *pipeline.Pipeline
+	envs   map[string]store.Environment // by application name
+	queue  *linksQueue
+}
+
+// linksQueue records the teams whose links_reconcile deployments queue.
+type linksQueue struct {
+	*pipelinetest.Queue
+	teams chan string
+}
+
+func (q *linksQueue) LinksChanged(_ context.Context, _ *store.Store, teamID string) error {
+	q.teams <- teamID
+	return nil
 }
 
 func setupLinks(t *testing.T) *linkBundle {
 	t.Helper()
 	ctx := context.Background()
-	b := setupPipeline(t, "production")
-	lb := &linkBundle{pipelineBundle: b, envs: map[string]store.Environment{}, enqueued: make(chan river.JobArgs, 64)}
-	p := *b.pipeline
+	b := pipelinetest.Setup(t, "production")
+	lb := &linkBundle{Bundle: b, envs: map[string]store.Environment{}, queue: &linksQueue{Queue: b.Queue, teams: make(chan string, 64)}}
+	p := *b.Pipeline
 	p.Links = true
-	p.Enqueue = func(_ context.Context, _ *store.Store, args river.JobArgs) error {
-		lb.enqueued <- args
-		return nil
-	}
-	lb.pipeline = &p
+	p.Queue = lb.queue
+	lb.linked = &p
 	for _, name := range []string{"auth", "notes", "billing"} {
-		app, err := b.st.CreateApplication(ctx, b.team.ID, name)
+		app, err := b.Store.CreateApplication(ctx, b.Team.ID, name)
 		must(t, err)
-		env, err := b.st.CreateEnvironment(ctx, b.team.ID, store.EnvironmentParams{
+		env, err := b.Store.CreateEnvironment(ctx, b.Team.ID, store.EnvironmentParams{
 			ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production",
 		})
 		must(t, err)
 		lb.envs[name] = env
 	}
 	// The environments and link networks go with the team's objects
-	// (setupPipeline).
+	// (pipelinetest.Setup).
 	return lb
 }
 
-// deploy saves toml as the application's manifest, deploys its production
+// deployApp saves toml as the application's manifest, deploys its production
 // environment and, as the worker would, runs the links_reconcile job the
 // deployment enqueued.
-func (lb *linkBundle) deploy(t *testing.T, app, toml string) (store.Deployment, jobs.LinksResult) {
+func (lb *linkBundle) deployApp(t *testing.T, app, toml string) (store.Deployment, pipeline.LinksResult) {
 	t.Helper()
 	env := lb.envs[app]
-	d := lb.deployTo(t, lb.pipeline, env.ApplicationID, env.ID, toml)
-	expectState(t, d, store.StateSucceeded)
+	d := lb.DeployTo(t, lb.linked, env.ApplicationID, env.ID, toml)
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
 	lb.expectLinksEnqueued(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	began := time.Now()
-	res, err := lb.pipeline.ReconcileLinks(ctx, lb.team.ID)
+	res, err := lb.linked.ReconcileLinks(ctx, lb.Team.ID)
 	must(t, err)
 	t.Logf("links_reconcile after %s: %s (connected %d, removed %d, services updated %d)", app, time.Since(began).Round(time.Millisecond), len(res.Connected), len(res.Removed), len(res.Updated))
 	return d, res
@@ -79,9 +88,9 @@ func (lb *linkBundle) deploy(t *testing.T, app, toml string) (store.Deployment, 
 func (lb *linkBundle) expectLinksEnqueued(t *testing.T) {
 	t.Helper()
 	select {
-	case args := <-lb.enqueued:
-		if got, ok := args.(jobs.LinksReconcileArgs); !ok || got.TeamID != lb.team.ID {
-			t.Fatalf("enqueued %#v, want links_reconcile of the team", args)
+	case team := <-lb.queue.teams:
+		if team != lb.Team.ID {
+			t.Fatalf("queued links_reconcile of team %s, want %s", team, lb.Team.ID)
 		}
 	default:
 		t.Fatal("a successful deployment enqueued no links_reconcile")
@@ -130,7 +139,7 @@ func (lb *linkBundle) reached(t *testing.T, since time.Time) (ok, failed map[str
 	var buf bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	must(t, lb.driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Timestamps: true}, &buf))
+	must(t, lb.Driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Timestamps: true}, &buf))
 	ok, failed = map[string]int{}, map[string]int{}
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
@@ -177,11 +186,11 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	reach := swarmtest.Image(t, "reach")
 
 	exports := "\n[[spec.exports]]\nservice = \"api\"\napplications = [\"notes\", \"billing\"]\n"
-	authDep, _ := lb.deploy(t, "auth", serviceManifest("auth", web, exports, "api", "admin"))
+	authDep, _ := lb.deployApp(t, "auth", serviceManifest("auth", web, exports, "api", "admin"))
 	importAuth := "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"api\"\n"
 	// billing imports api too: two importers of auth must not reach each
 	// other.
-	if _, res := lb.deploy(t, "billing", serviceManifest("billing", web, importAuth, "web")); len(res.Connected) != 1 {
+	if _, res := lb.deployApp(t, "billing", serviceManifest("billing", web, importAuth, "web")); len(res.Connected) != 1 {
 		t.Fatalf("billing's import connected %v, want one link", res.Connected)
 	}
 
@@ -194,7 +203,7 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	notes := serviceManifest("notes", reach, client, "client")
 
 	// Deployed without the import first: nothing of auth is reachable.
-	_, res := lb.deploy(t, "notes", notes)
+	_, res := lb.deployApp(t, "notes", notes)
 	if len(res.Connected) != 0 || len(res.Unconnected) != 0 {
 		t.Fatalf("notes without imports: connected %v, unconnected %v", res.Connected, res.Unconnected)
 	}
@@ -205,11 +214,11 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	// admin is not exported: that import connects nothing and the
 	// deployment warns about it.
 	importAdmin := "\n[[spec.imports]]\napplication = \"auth\"\nservice = \"admin\"\n"
-	notesDep, res := lb.deploy(t, "notes", notes+importAuth+importAdmin)
+	notesDep, res := lb.deployApp(t, "notes", notes+importAuth+importAdmin)
 	if len(res.Connected) != 1 {
 		t.Fatalf("notes' import connected %v (unconnected %v), want one link", res.Connected, res.Unconnected)
 	}
-	if w := jobs.DeploymentWarnings(notesDep); len(w) != 1 || !strings.HasPrefix(w[0], "spec.imports[1]: import_unconnected: ") {
+	if w := pipeline.DeploymentWarnings(notesDep); len(w) != 1 || !strings.HasPrefix(w[0], "spec.imports[1]: import_unconnected: ") {
 		t.Fatalf("deployment warnings %q, want import_unconnected for spec.imports[1]", w)
 	}
 	t.Logf("link connected %s after notes' deployment started", time.Since(start).Round(time.Millisecond))
@@ -217,9 +226,8 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	t.Logf("api.auth reachable from notes: %d fetches ok", ok[linked])
 	// Drift repair (and so every later deployment) keeps the link
 	// networks the services joined: it finds nothing to change.
-	rec := &jobs.ReconcileWorker{Pipeline: lb.pipeline}
 	for _, d := range []store.Deployment{authDep, notesDep} {
-		repaired, err := rec.Reconcile(context.Background(), lb.team.ID, d.ID)
+		repaired, err := lb.linked.Reconcile(context.Background(), lb.Team.ID, d.ID)
 		must(t, err)
 		if len(repaired) > 0 {
 			t.Fatalf("drift repair of %s changed %+v; the link networks should be part of what it runs", d.ID, repaired)
@@ -238,7 +246,7 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	// Removing the import in a new deployment of notes detaches the link
 	// without deploying auth.
 	start = time.Now()
-	_, res = lb.deploy(t, "notes", notes)
+	_, res = lb.deployApp(t, "notes", notes)
 	if len(res.Removed) != 1 {
 		t.Fatalf("removing notes' import removed %v, want its link", res.Removed)
 	}
@@ -260,14 +268,14 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	deps, err := lb.st.ListDeployments(ctx, lb.team.ID, store.DeploymentFilter{EnvironmentID: lb.envs["auth"].ID})
+	deps, err := lb.Store.ListDeployments(ctx, lb.Team.ID, store.DeploymentFilter{EnvironmentID: lb.envs["auth"].ID})
 	must(t, err)
 	if len(deps) != 1 || deps[0].ID != authDep.ID {
 		t.Fatalf("auth has %d deployments, want only its first", len(deps))
 	}
 	// Swarm lists a removed network for a moment after removing it.
 	for wait := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-		nets, err := lb.driver.ListLinkNetworks(ctx, lb.team.ID)
+		nets, err := lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
 		must(t, err)
 		if len(nets) == 1 && nets[0].ImporterEnvID == lb.envs["billing"].ID {
 			break
@@ -276,7 +284,7 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 			t.Fatalf("link networks left: %+v, want billing's only", nets)
 		}
 	}
-	rows, err := lb.st.ListEnvironmentLinks(ctx, lb.team.ID)
+	rows, err := lb.Store.ListEnvironmentLinks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(rows) != 1 || rows[0].ImporterEnvironmentID != lb.envs["billing"].ID || rows[0].Alias != "api.auth" {
 		t.Fatalf("environment_links rows: %+v, want billing's link only", rows)

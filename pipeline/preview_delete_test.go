@@ -1,4 +1,4 @@
-package jobs_test
+package pipeline_test
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline"
+
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/volume"
-	"github.com/riverqueue/river/rivertype"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -25,20 +26,20 @@ import (
 // it is gone the preview's row and every Docker object of it are gone.
 func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 	t.Parallel()
-	b := setupPipeline(t, "production")
+	b := pipelinetest.Setup(t, "production")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cli := swarmtest.Client(t)
-	slug := manifest.PreviewSlug(b.app.Name, "feat/v", "")
-	pv, err := b.st.CreateEnvironment(ctx, b.team.ID, store.EnvironmentParams{
-		ApplicationID: b.app.ID, Kind: store.KindPreview, Name: slug, Slug: slug, Branch: "feat/v",
+	slug := manifest.PreviewSlug(b.App.Name, "feat/v", "")
+	pv, err := b.Store.CreateEnvironment(ctx, b.Team.ID, store.EnvironmentParams{
+		ApplicationID: b.App.ID, Kind: store.KindPreview, Name: slug, Slug: slug, Branch: "feat/v",
 	})
 	must(t, err)
-	b.pipeline.PreviewBounds = jobs.PreviewBounds{DefaultMemoryBytes: 64 << 20, MaxReplicas: 1}
+	b.Pipeline.PreviewBounds = pipeline.PreviewBounds{DefaultMemoryBytes: 64 << 20, MaxReplicas: 1}
 
-	d := b.deployTo(t, b.pipeline, b.app.ID, pv.ID, volumeManifest(b.app.Name, swarmtest.Image(t, "job")))
-	expectState(t, d, store.StateSucceeded)
-	if w := jobs.DeploymentWarnings(d); len(w) != 1 || !slices.ContainsFunc(w, func(s string) bool {
+	d := b.DeployTo(t, b.Pipeline, b.App.ID, pv.ID, volumeManifest(b.App.Name, swarmtest.Image(t, "job")))
+	pipelinetest.ExpectState(t, d, store.StateSucceeded)
+	if w := pipeline.DeploymentWarnings(d); len(w) != 1 || !slices.ContainsFunc(w, func(s string) bool {
 		return s == "spec.services.store.resources.memory_bytes: preview_default_limit: no memory limit set: the preview default of 67108864 bytes applies"
 	}) {
 		t.Errorf("deployment warnings %q, want the default memory limit", w)
@@ -48,29 +49,28 @@ func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 	if len(svcs) != 1 || svcs[0].Spec.TaskTemplate.Resources == nil || svcs[0].Spec.TaskTemplate.Resources.Limits.MemoryBytes != 64<<20 {
 		t.Fatalf("preview services %+v, want one with the 64 MiB default limit", svcs)
 	}
-	inventory, err := b.st.ListPreviewVolumes(ctx, b.team.ID, pv.ID)
+	inventory, err := b.Store.ListPreviewVolumes(ctx, b.Team.ID, pv.ID)
 	must(t, err)
 	if len(inventory) != 1 {
 		t.Fatalf("inventory %v, want the data volume", inventory)
 	}
 
-	w := &jobs.PreviewDeleteWorker{Pipeline: b.pipeline}
-	args := jobs.PreviewDeleteArgs{TeamID: b.team.ID, EnvironmentID: pv.ID}
-	var cancelled *rivertype.JobCancelError
-	if err := w.Delete(ctx, args); !errors.As(err, &cancelled) {
-		t.Fatalf("deleting a preview not marked for deletion: %v, want the job cancelled", err)
+	del := func() error { return b.Pipeline.DeletePreview(ctx, b.Team.ID, pv.ID) }
+	var permanent *pipeline.PermanentError
+	if err := del(); !errors.As(err, &permanent) {
+		t.Fatalf("deleting a preview not marked for deletion: %v, want a permanent error", err)
 	}
-	_, err = b.st.MarkPreviewDeleting(ctx, b.team.ID, pv.ID, time.Now())
+	_, err = b.Store.MarkPreviewDeleting(ctx, b.Team.ID, pv.ID, time.Now())
 	must(t, err)
 
 	// A running deployment finishes first.
-	live, err := b.st.CreateDeployment(ctx, b.team.ID, store.DeploymentParams{EnvironmentID: pv.ID, Origin: store.OriginBuild, Actor: "test"})
+	live, err := b.Store.CreateDeployment(ctx, b.Team.ID, store.DeploymentParams{EnvironmentID: pv.ID, Origin: store.OriginBuild, Actor: "test"})
 	must(t, err)
-	var snoozed *rivertype.JobSnoozeError
-	if err := w.Delete(ctx, args); !errors.As(err, &snoozed) {
-		t.Fatalf("delete with a live deployment: %v, want a snooze", err)
+	var wait *pipeline.WaitError
+	if err := del(); !errors.As(err, &wait) {
+		t.Fatalf("delete with a live deployment: %v, want a wait", err)
 	}
-	_, err = b.st.TransitionDeployment(ctx, b.team.ID, live.ID, []store.DeploymentState{store.StateRequested}, store.StateCancelled)
+	_, err = b.Store.TransitionDeployment(ctx, b.Team.ID, live.ID, []store.DeploymentState{store.StateRequested}, store.StateCancelled)
 	must(t, err)
 
 	// A volume in the inventory that survives keeps the preview.
@@ -78,11 +78,11 @@ func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 	_, err = cli.VolumeCreate(ctx, volume.CreateOptions{Name: stray})
 	must(t, err)
 	t.Cleanup(func() { _ = cli.VolumeRemove(context.Background(), stray, true) })
-	must(t, b.st.RecordPreviewVolumes(ctx, b.team.ID, pv.ID, []string{stray}))
-	if err := w.Delete(ctx, args); err == nil {
+	must(t, b.Store.RecordPreviewVolumes(ctx, b.Team.ID, pv.ID, []string{stray}))
+	if err := del(); err == nil {
 		t.Fatal("delete succeeded with an inventoried volume left")
 	}
-	if _, err := b.st.GetEnvironment(ctx, b.team.ID, pv.ID); err != nil {
+	if _, err := b.Store.GetEnvironment(ctx, b.Team.ID, pv.ID); err != nil {
 		t.Fatalf("the preview went although a volume is left: %v", err)
 	}
 	if s, n, v := envObjects(t, pv.ID); s+n+v != 0 {
@@ -90,13 +90,13 @@ func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 	}
 
 	must(t, cli.VolumeRemove(ctx, stray, true))
-	must(t, w.Delete(ctx, args))
-	if _, err := b.st.GetEnvironment(ctx, b.team.ID, pv.ID); !errors.Is(err, store.ErrNotFound) {
+	must(t, del())
+	if _, err := b.Store.GetEnvironment(ctx, b.Team.ID, pv.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("preview after deletion: %v, want not found", err)
 	}
 	if _, err := cli.VolumeInspect(ctx, inventory[0]); err == nil {
 		t.Errorf("volume %s survived the preview", inventory[0])
 	}
 	// Deleting again (a retried job) is fine.
-	must(t, w.Delete(ctx, args))
+	must(t, del())
 }
