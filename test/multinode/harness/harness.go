@@ -25,10 +25,11 @@ const (
 	namePrefix = "slwmn"
 )
 
-// Addresses inside a cluster. Each cluster has its own namespaces, so two
-// clusters may use the same ones.
+// Addresses. The switch subnet (10.230.<k>.0/24) is routed from the host
+// (the cluster's host link), so each running cluster has its own k; the
+// rest lives inside the nodes' namespaces, where clusters may share it.
 const (
-	switchCIDR  = "10.231.0.1/24"
+	switchNet   = "10.230"
 	overlayPool = "10.232.0.0/16"
 )
 
@@ -49,8 +50,13 @@ type Cluster struct {
 	Nodes []*Node
 	// Ready is how long Start took until every node was Ready.
 	Ready time.Duration
+	// HostIP is the host's address on the cluster's switch: the nodes
+	// reach a server the test runs there (and trust it as a plain-HTTP
+	// registry), and the test reaches the nodes' IPs from the host.
+	HostIP string
 
 	run, data string
+	subnet    int
 	mu        sync.Mutex
 	loaded    map[string]bool
 	closed    bool
@@ -94,7 +100,10 @@ func (c *Cluster) NodeByID(id string) *Node {
 	return nil
 }
 
-func nodeIP(i int) string { return "10.231.0." + strconv.Itoa(10+i) }
+// switchAddr is host number host on the cluster's switch subnet.
+func (c *Cluster) switchAddr(host int) string {
+	return fmt.Sprintf("%s.%d.%d", switchNet, c.subnet, host)
+}
 
 // Start brings up a cluster and waits until every node is Ready. On
 // failure everything it made is removed again. Clusters left behind by
@@ -147,20 +156,10 @@ func (c *Cluster) up(ctx context.Context, opts Options) error {
 	if err := os.WriteFile(filepath.Join(c.run, "owner"), []byte(ownerStamp(os.Getpid())), 0o644); err != nil {
 		return err
 	}
-	sw := c.prefix() + "-sw"
-	br := c.prefix() + "br"
-	steps := [][]string{
-		{"netns", "add", sw},
-		{"-n", sw, "link", "set", "lo", "up"},
-		{"-n", sw, "link", "add", br, "type", "bridge"},
-		{"-n", sw, "addr", "add", switchCIDR, "dev", br},
-		{"-n", sw, "link", "set", br, "up"},
+	if err := c.makeSwitch(ctx); err != nil {
+		return err
 	}
-	for _, s := range steps {
-		if err := ip(ctx, s...); err != nil {
-			return err
-		}
-	}
+	sw, br := c.prefix()+"-sw", c.prefix()+"br"
 	// The switch only bridges; it routes nothing.
 	if err := sysctlIn(ctx, sw, "net.ipv4.ip_forward=0"); err != nil {
 		return err
@@ -188,7 +187,7 @@ func (c *Cluster) up(ctx context.Context, opts Options) error {
 
 // startNode makes node i's namespace and link and starts its dockerd.
 func (c *Cluster) startNode(ctx context.Context, i int, sw, br, dockerd string) (*Node, error) {
-	n := &Node{Index: i, Hostname: fmt.Sprintf("%s-node%d", c.prefix(), i), IP: nodeIP(i), netns: fmt.Sprintf("%s-n%d", c.prefix(), i)}
+	n := &Node{Index: i, Hostname: fmt.Sprintf("%s-node%d", c.prefix(), i), IP: c.switchAddr(10 + i), netns: fmt.Sprintf("%s-n%d", c.prefix(), i)}
 	run := filepath.Join(c.run, fmt.Sprintf("node%d", i))
 	data := filepath.Join(c.data, fmt.Sprintf("node%d", i))
 	sock := filepath.Join(c.run, fmt.Sprintf("node%d.sock", i))
@@ -231,6 +230,8 @@ func (c *Cluster) startNode(ctx context.Context, i int, sw, br, dockerd string) 
 			"--default-address-pool", fmt.Sprintf("base=10.231.%d.0/20,size=24", 16*i),
 			// Teardown finds the node's containers by their cgroups.
 			"--cgroup-parent", "/" + n.netns,
+			// A plain-HTTP registry a test serves on the host link.
+			"--insecure-registry", c.switchAddr(0) + "/24",
 			"--swarm-default-advertise-addr", n.IP,
 		},
 		Env: []string{"PATH=" + os.Getenv("PATH")},

@@ -35,6 +35,9 @@ func leftovers(id string) []string {
 			}
 		}
 	}
+	for _, l := range hostLinks(prefix) {
+		out = append(out, "host link "+l)
+	}
 	self := os.Getpid()
 	for _, p := range procs() {
 		if p == self {

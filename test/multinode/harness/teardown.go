@@ -120,6 +120,13 @@ func teardown(id string) error {
 		}
 		cancel()
 	}
+	// The host link goes with the switch namespace; one left when that
+	// namespace was gone already (a half-made cluster) is deleted here.
+	for _, l := range hostLinks(prefix) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_ = ip(ctx, "link", "del", l)
+		cancel()
+	}
 	// 5. Mounts under our directories in this namespace (none expected:
 	// the nodes mount in their own).
 	if mounts, err := mountPoints("/proc/self/mountinfo"); err == nil {
