@@ -3,10 +3,10 @@ package registry
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
