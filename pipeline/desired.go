@@ -114,7 +114,7 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 	if err != nil {
 		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
 	}
-	return desired, nil
+	return desired, r.attachRegistryAuth(ctx, &desired)
 }
 
 // secretValues returns the pinned secrets' values.

@@ -51,6 +51,9 @@ type Embedded struct {
 	Engine client.APIClient
 	// Image is the slipway image (entrypoint /slipway) every node can run.
 	Image string
+	// BuildImage makes one when Image is empty (the worker's own binary
+	// FROM scratch: present on its node only).
+	BuildImage func(ctx context.Context) (string, error)
 	// Port is the relay's port on every node (DefaultPort when zero).
 	Port int
 	// Password is the registry account's password.
@@ -78,6 +81,13 @@ func (e *Embedded) Target(apiURL string) Target {
 // (pinned to the node holding its volume) and the relay exist and match,
 // and waits until the registry and this node's relay run.
 func (e *Embedded) Ensure(ctx context.Context) error {
+	if e.Image == "" && e.BuildImage != nil {
+		img, err := e.BuildImage(ctx)
+		if err != nil {
+			return fmt.Errorf("registry: build the slipway image: %w", err)
+		}
+		e.Image = img
+	}
 	if e.Image == "" {
 		return errors.New("registry: no slipway image for the embedded registry: set [registry] image (registry_image_missing)")
 	}

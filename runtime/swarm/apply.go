@@ -186,7 +186,7 @@ func (d *Driver) UpdateService(ctx context.Context, want ServiceSpec) (changed b
 		return false, err
 	}
 	if !found {
-		if _, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{}); err != nil {
+		if _, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{EncodedRegistryAuth: want.RegistryAuth}); err != nil {
 			return false, engineErr("create service "+spec.Name, err)
 		}
 		d.log.InfoContext(ctx, "service created", "service", spec.Name)
@@ -203,7 +203,7 @@ func (d *Driver) UpdateService(ctx context.Context, want ServiceSpec) (changed b
 	if len(ServiceDrift(have.Spec, spec, netNames)) == 0 {
 		return false, nil
 	}
-	if _, err := d.engine.ServiceUpdate(ctx, have.ID, have.Version, spec, swarm.ServiceUpdateOptions{}); err != nil {
+	if _, err := d.engine.ServiceUpdate(ctx, have.ID, have.Version, spec, swarm.ServiceUpdateOptions{EncodedRegistryAuth: want.RegistryAuth}); err != nil {
 		return false, engineErr("update service "+spec.Name, err)
 	}
 	d.log.InfoContext(ctx, "service updated", "service", spec.Name)

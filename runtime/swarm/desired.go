@@ -157,6 +157,10 @@ type ServiceSpec struct {
 	// exclusive job stops the services that mount its volumes.
 	WritableVolumes []string
 	Spec            swarm.ServiceSpec
+	// RegistryAuth is the X-Registry-Auth value Swarm gets with each
+	// create and update, so every node can pull the image (the pipeline
+	// sets it; it is no part of the spec or its hash, and never logged).
+	RegistryAuth string
 }
 
 // JobSpec is one desired job run for this deployment.
@@ -169,6 +173,8 @@ type JobSpec struct {
 	// mounting its service's writable volumes for exclusive access.
 	StopServices []string
 	Spec         swarm.ServiceSpec
+	// RegistryAuth is as ServiceSpec's.
+	RegistryAuth string
 }
 
 // Service returns the desired service with the given manifest name.
