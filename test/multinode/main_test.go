@@ -8,5 +8,5 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Options{Nodes: 3}))
+	os.Exit(harness.Main(m, harness.Options{Nodes: 3, Managers: 3}))
 }
