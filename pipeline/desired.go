@@ -19,6 +19,11 @@ func (r *run) plan(ctx context.Context) error {
 		return err
 	}
 	r.desired = desired
+	// A pinned volume's node must be able to run its services: never
+	// start them elsewhere on an empty volume.
+	if err := r.p.Driver.CheckVolumeNodes(ctx, desired); err != nil {
+		return asFailure(err)
+	}
 	observed, err := r.p.Driver.Observe(ctx, r.envRef())
 	if err != nil {
 		return err
@@ -85,6 +90,9 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		Routed:       routedServices(r.rendered),
 
 		RepositoryFiles: files,
+	}
+	if in.VolumeNodes, err = r.volumeNodes(ctx); err != nil {
+		return swarm.DesiredState{}, err
 	}
 	if in.Links, err = r.envLinks(ctx); err != nil {
 		return swarm.DesiredState{}, err

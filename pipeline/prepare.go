@@ -19,6 +19,9 @@ func (r *run) prepare(ctx context.Context) error {
 	if err := r.start(ctx, "prepare"); err != nil {
 		return err
 	}
+	if err := r.checkVolumeNodes(ctx); err != nil {
+		return err
+	}
 	detail := map[string]string{}
 	var buildLog boundedBuffer
 	for _, svc := range r.rendered.Spec.Services {

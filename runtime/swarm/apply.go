@@ -54,9 +54,22 @@ func (d *Driver) EnsureNetworks(ctx context.Context, desired DesiredState) error
 	return nil
 }
 
-// EnsureVolumes creates the desired named local volumes that are missing.
+// EnsureVolumes creates the desired named local volumes that are missing
+// on this engine's node. A volume pinned to another node is left to that
+// node (the engine cannot see it from here).
 func (d *Driver) EnsureVolumes(ctx context.Context, desired DesiredState) error {
+	local := ""
 	for _, want := range desired.Volumes {
+		if want.Node != "" && local == "" {
+			n, err := d.LocalNode(ctx)
+			if err != nil {
+				return err
+			}
+			local = n.ID
+		}
+		if want.Node != "" && want.Node != local {
+			continue
+		}
 		list, err := d.engine.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("name", want.Name))})
 		if err != nil {
 			return engineErr("list volumes", err)
