@@ -159,9 +159,9 @@ func Default() Config {
 			HTTPPort:  80,
 			HTTPSPort: 443,
 		},
-		GitHub: GitHub{APIURL: "https://api.github.com"},
-		Worker: Worker{DeployConcurrency: 4},
-		Images: Images{Pull: true},
+		GitHub:   GitHub{APIURL: "https://api.github.com"},
+		Worker:   Worker{DeployConcurrency: 4},
+		Images:   Images{Pull: true},
 		Registry: Registry{Mode: RegistryAuto, Port: 5000},
 	}
 }
