@@ -12,16 +12,10 @@ import (
 
 	"github.com/docker/docker/api/types/filters"
 	dockerswarm "github.com/docker/docker/api/types/swarm"
-	"github.com/go-git/go-billy/v5/memfs"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/slipwayhq/slipway/app/api"
 	apiclient "github.com/slipwayhq/slipway/app/api/client"
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/registry"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -171,49 +165,15 @@ func (s *stack) noSuchImage(t *testing.T, serviceID string) []string {
 	return out
 }
 
-// gitRepo is a bare repository on disk (file://, which the worker may read
+// gitRepo is a repository on disk (file://, which the worker may read
 // with SLIPWAY_GIT_ALLOW_FILE_URLS) holding a FROM-scratch web image.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "web.git")
-	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := memfs.New()
-	repo, err := git.Open(filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), fs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, body []byte, mode os.FileMode) {
-		if err := fs.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f, err := fs.OpenFile(name, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(body); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
-	write("bin/web", webBinary(t), 0o755)
-	write("Dockerfile", []byte("FROM scratch\nCOPY bin/web /web\nENTRYPOINT [\"/web\"]\n"), 0o644)
-	w, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "Test", Email: "test@example.com", When: time.Now()}
-	if _, err := w.Commit("web", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		t.Fatal(err)
-	}
-	return "file://" + dir
+	g := pipelinetest.NewGitRepo(t)
+	g.Write("bin/web", webBinary(t), 0o755)
+	g.Write("Dockerfile", []byte("FROM scratch\nCOPY bin/web /web\nENTRYPOINT [\"/web\"]\n"), 0o644)
+	g.Commit("web")
+	return g.URL()
 }
 
 // webBinary is swarmtest's web server, built static.
