@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -50,12 +49,13 @@ func (c *Cluster) makeSwitch(ctx context.Context) error {
 	return sysctlIn(ctx, sw, "net.ipv4.ip_forward=0")
 }
 
-// lockRoot takes an exclusive lock shared by every cluster on the machine.
+// lockRoot takes an exclusive lock shared by every cluster on the machine:
+// a lock on the run directory itself, so it leaves no file behind.
 func lockRoot() (func(), error) {
 	if err := os.MkdirAll(runRoot, 0o711); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(runRoot, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.Open(runRoot)
 	if err != nil {
 		return nil, err
 	}
