@@ -30,7 +30,7 @@ test: prereqs build
 	  export SLIPWAY_BIN="$(CURDIR)/bin/slipway"; \
 	  export SLIPWAY_TEST_SUMMARY="$(CURDIR)/test-artifacts/summary.txt"; \
 	  since=$$(date +%s); $(GO) test -count=1 -timeout 60m ./...; rc=$$?; \
-	  SLIPWAY_LEFTOVERS_SINCE=$$since $(GO) test -count=1 -v -run TestNothingLeftByTheRun ./test/leftovers/ && [ $$rc = 0 ] && \
+	  SLIPWAY_LEFTOVERS_SINCE=$$since $(GO) test -count=1 -v -run 'TestNothingLeftByTheRun|TestNoMultinodeClusterLeft' ./test/leftovers/ && [ $$rc = 0 ] && \
 	  SLIPWAY_CHAOS_DOCKERD=1 $(GO) test -count=1 -timeout 15m ./test/chaos/dockerd/ && \
 	  bash scripts/fuzz.sh 10s && \
 	  { echo "== summary"; cat test-artifacts/summary.txt 2>/dev/null; }

@@ -31,6 +31,26 @@ type Config struct {
 	Worker         Worker         `toml:"worker" doc:"Background workers (River)."`
 	Images         Images         `toml:"images" doc:"Container images of deployed services."`
 	Git            Git            `toml:"git" doc:"Git repositories that applications build from and read manifests from."`
+	Registry       Registry       `toml:"registry" doc:"Where built images go so that every node of the Swarm can pull them (docs/cluster.md)."`
+}
+
+// Registry modes.
+const (
+	RegistryAuto     = "auto"
+	RegistryEmbedded = "embedded"
+	RegistryExternal = "external"
+	RegistryOff      = "off"
+)
+
+// Registry holds where built images are pushed.
+type Registry struct {
+	Mode         string `toml:"mode" doc:"auto: the embedded registry once the Swarm has more than one node, local images on a single node; embedded: always the embedded registry; external: the registry at url; off: local images only (one node)."`
+	URL          string `toml:"url" doc:"External registry and repository prefix, such as registry.example.com/slipway (https) or http://10.0.0.5:5000/slipway; setting it selects mode external."`
+	User         string `toml:"user" doc:"User name for the external registry."`
+	PasswordFile string `toml:"password_file" doc:"File holding the external registry's password or token."`
+	Port         int    `toml:"port" doc:"Port the embedded registry's relay publishes on every node; engines pull from 127.0.0.1:<port>, which Docker trusts over plain HTTP."`
+	Image        string `toml:"image" doc:"Slipway image the embedded registry and its relay run (entrypoint /slipway), pullable by every node; empty: ingress.image, else one built FROM scratch out of the worker's own binary (present on the worker's node only)."`
+	APIURL       string `toml:"api_url" doc:"Where the worker reaches the registry's HTTP API to delete images no deployment keeps: empty means http://127.0.0.1:<port> (a worker on a node's own network) for the embedded registry and the url's host for an external one; the stack file sets http://slipway-registry:5000."`
 }
 
 // Reconciliation holds the spec's reconciliation.* settings.
@@ -139,8 +159,9 @@ func Default() Config {
 			HTTPPort:  80,
 			HTTPSPort: 443,
 		},
-		GitHub: GitHub{APIURL: "https://api.github.com"},
-		Worker: Worker{DeployConcurrency: 4},
-		Images: Images{Pull: true},
+		GitHub:   GitHub{APIURL: "https://api.github.com"},
+		Worker:   Worker{DeployConcurrency: 4},
+		Images:   Images{Pull: true},
+		Registry: Registry{Mode: RegistryAuto, Port: 5000},
 	}
 }

@@ -69,6 +69,8 @@ func sample() Config {
 		Worker:    Worker{DeployConcurrency: 8},
 		Images:    Images{Pull: false},
 		Git:       Git{AllowFileURLs: true},
+		Registry: Registry{Mode: RegistryExternal, URL: "registry.example.com/slipway", User: "ci", PasswordFile: "/etc/slipway/registry-password",
+			Port: 5001, Image: "registry.example.com/slipway:1.2.0", APIURL: "http://slipway-registry:5000"},
 	}
 }
 

@@ -70,6 +70,20 @@ func (c Config) validate() Errors {
 	v.intRange("previews.default_memory_bytes", p.DefaultMemoryBytes, MinMemoryBytes, 1<<40)
 	v.intRange("previews.max_replicas", int64(p.MaxReplicas), 1, MaxReplicas)
 
+	rg := c.Registry
+	switch rg.Mode {
+	case RegistryAuto, RegistryEmbedded, RegistryExternal, RegistryOff:
+	default:
+		v.add("registry.mode", CodeValueInvalid, fmt.Sprintf("must be auto, embedded, external or off, got %q", rg.Mode))
+	}
+	if rg.Mode == RegistryExternal && rg.URL == "" {
+		v.add("registry.url", CodeRequired, "mode external needs the registry's url, such as registry.example.com/slipway")
+	}
+	v.intRange("registry.port", int64(rg.Port), 1, 65535)
+	if rg.APIURL != "" {
+		v.httpURL("registry.api_url", rg.APIURL, false)
+	}
+
 	in := c.Ingress
 	v.intRange("ingress.http_port", int64(in.HTTPPort), 1, 65535)
 	v.intRange("ingress.https_port", int64(in.HTTPSPort), 0, 65535)

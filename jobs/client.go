@@ -71,6 +71,14 @@ func (d Deps) images() ImageRemover {
 	return nil
 }
 
+// registry is where the pipeline pushes images, if anywhere.
+func (d Deps) registry() pipeline.ImageRegistry {
+	if d.Pipeline == nil {
+		return nil
+	}
+	return d.Pipeline.Registry
+}
+
 // sync is the worker deploying moved branch heads; GitHub push hints reach
 // the same one (GitHubDeps.Push).
 func (d Deps) sync() *SyncWorker {
@@ -107,7 +115,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &DeploymentResumeWorker{Store: deps.Store}),
 		river.AddWorkerSafely(workers, &ReconcileWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, deps.sync()),
-		river.AddWorkerSafely(workers, &ImageCleanupWorker{Store: deps.Store, Images: deps.images()}),
+		river.AddWorkerSafely(workers, &ImageCleanupWorker{Store: deps.Store, Images: deps.images(), Registry: deps.registry()}),
 		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &LinksReconcileWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &PreviewDeleteWorker{Pipeline: deps.Pipeline}),

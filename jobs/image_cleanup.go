@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -30,18 +31,41 @@ type ImageCleanupWorker struct {
 	river.WorkerDefaults[ImageCleanupArgs]
 	Store  *store.Store
 	Images ImageRemover
+	// Registry, when set, loses the images no kept deployment runs too.
+	Registry pipeline.ImageRegistry
 }
 
 // Work keeps every image a live or recent deployment prepared and removes
 // the rest of the built ones.
 func (w *ImageCleanupWorker) Work(ctx context.Context, _ *river.Job[ImageCleanupArgs]) error {
-	if w.Images == nil {
-		return nil
-	}
 	keep, err := pipeline.RetainedImages(ctx, w.Store)
 	if err != nil {
 		return err
 	}
-	_, err = w.Images.RemoveUnusedImages(ctx, keep)
+	if w.Images != nil {
+		if _, err := w.Images.RemoveUnusedImages(ctx, keep); err != nil {
+			return err
+		}
+	}
+	return w.pruneRegistry(ctx, keep)
+}
+
+// pruneRegistry deletes from the registry the manifests of images no kept
+// deployment runs: keep holds image IDs and digest-pinned references.
+func (w *ImageCleanupWorker) pruneRegistry(ctx context.Context, keep map[string]bool) error {
+	if w.Registry == nil {
+		return nil
+	}
+	t, err := w.Registry.Target(ctx)
+	if err != nil || !t.Enabled() {
+		return err
+	}
+	digests := map[string]bool{}
+	for ref := range keep {
+		if _, d, ok := strings.Cut(ref, "@"); ok {
+			digests[d] = true
+		}
+	}
+	_, err = t.Prune(ctx, digests)
 	return err
 }

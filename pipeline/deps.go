@@ -24,6 +24,11 @@ type SwarmDriver interface {
 	StopService(ctx context.Context, env swarm.EnvRef, service string) error
 	RemoveService(ctx context.Context, env swarm.EnvRef, swarmName string) error
 	RemoveObject(ctx context.Context, a swarm.Action) error
+	// LocalNode is the node volumes are created on; CheckVolumeNodes fails
+	// with volume_node_unavailable when a pinned volume's node cannot run
+	// tasks (volumes.go).
+	LocalNode(ctx context.Context) (swarm.Node, error)
+	CheckVolumeNodes(ctx context.Context, desired swarm.DesiredState) error
 }
 
 // ImageResolver pins image references (runtime/image).

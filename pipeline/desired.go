@@ -19,6 +19,11 @@ func (r *run) plan(ctx context.Context) error {
 		return err
 	}
 	r.desired = desired
+	// A pinned volume's node must be able to run its services: never
+	// start them elsewhere on an empty volume.
+	if err := r.p.Driver.CheckVolumeNodes(ctx, desired); err != nil {
+		return asFailure(err)
+	}
 	observed, err := r.p.Driver.Observe(ctx, r.envRef())
 	if err != nil {
 		return err
@@ -86,6 +91,9 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 
 		RepositoryFiles: files,
 	}
+	if in.VolumeNodes, err = r.volumeNodes(ctx); err != nil {
+		return swarm.DesiredState{}, err
+	}
 	if in.Links, err = r.envLinks(ctx); err != nil {
 		return swarm.DesiredState{}, err
 	}
@@ -114,7 +122,7 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 	if err != nil {
 		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
 	}
-	return desired, nil
+	return desired, r.attachRegistryAuth(ctx, &desired)
 }
 
 // secretValues returns the pinned secrets' values.

@@ -11,7 +11,8 @@ import (
 // their images, so they can be restored or promoted again.
 const RetainedReleases = 5
 
-// RetainedImages is the set of image IDs that cleanup must keep.
+// RetainedImages is the set of image IDs, and of digest-pinned
+// references, that cleanup must keep.
 func RetainedImages(ctx context.Context, st *store.Store) (map[string]bool, error) {
 	all, err := st.ListRetainedDeploymentSteps(ctx, RetainedReleases)
 	if err != nil {
@@ -25,7 +26,9 @@ func RetainedImages(ctx context.Context, st *store.Store) (map[string]bool, erro
 		}
 		if prep := p.Find("prepare"); prep != nil {
 			for k, v := range prep.Detail {
-				if strings.HasPrefix(k, "id:") {
+				// id:<service> is the local image; <service> what runs,
+				// a registry reference when pushed.
+				if strings.HasPrefix(k, "id:") || !strings.Contains(k, ":") && strings.Contains(v, "@") {
 					keep[v] = true
 				}
 			}

@@ -23,6 +23,9 @@ type Pipeline struct {
 	Images ImageResolver
 	// Builds prepares git sources; nil refuses them.
 	Builds SourceBuilder
+	// Registry receives built images so every node can pull them
+	// (registry.go); nil keeps local image IDs.
+	Registry ImageRegistry
 	// Credentials reads private repositories (jobs.GitHubCredentials); nil
 	// reads anonymously.
 	Credentials RepositoryCredentials

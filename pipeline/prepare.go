@@ -19,6 +19,9 @@ func (r *run) prepare(ctx context.Context) error {
 	if err := r.start(ctx, "prepare"); err != nil {
 		return err
 	}
+	if err := r.checkVolumeNodes(ctx); err != nil {
+		return err
+	}
 	detail := map[string]string{}
 	var buildLog boundedBuffer
 	for _, svc := range r.rendered.Spec.Services {
@@ -34,10 +37,13 @@ func (r *run) prepare(ctx context.Context) error {
 			}
 			// A registry image runs by digest; a local one by its ID, so
 			// moving its tag later cannot change what this deployment (or a
-			// promotion of it) runs.
+			// promotion of it) runs. With a registry, a local one is pushed
+			// there so every node can pull it.
 			detail[svc.Name] = res.Reference
 			if res.Digest == "" {
-				detail[svc.Name] = res.ID
+				if detail[svc.Name], err = r.publish(ctx, svc.Name, res.ID); err != nil {
+					return err
+				}
 			}
 			detail["id:"+svc.Name] = res.ID
 		case manifest.SourceGit:
@@ -46,7 +52,9 @@ func (r *run) prepare(ctx context.Context) error {
 				r.progress.Find("prepare").Output = buildLog.String()
 				return err
 			}
-			detail[svc.Name] = res.ImageID
+			if detail[svc.Name], err = r.publish(ctx, svc.Name, res.ImageID); err != nil {
+				return err
+			}
 			detail["id:"+svc.Name] = res.ImageID
 			detail["commit:"+svc.Name] = res.Commit
 		default:

@@ -34,6 +34,7 @@ func newRootCommand() *cobra.Command {
 		newWorkerCommand(),
 		newDevCommand(),
 		newGatewayCommand(),
+		newRegistryCommand(),
 		newMigrateCommand(),
 		newConfigCommand(),
 		newAdminCommand(),

@@ -77,6 +77,13 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)
 		p.Metrics = reg
+		engine, err := swarm.NewEngine()
+		if err != nil {
+			return nil, err
+		}
+		if p.Registry, err = newRegistryProvider(settings, kr, engine, logger); err != nil {
+			return nil, err
+		}
 		deps.Pipeline = p
 	}
 	// Pull requests and background sync redeploy previews through one

@@ -54,9 +54,22 @@ func (d *Driver) EnsureNetworks(ctx context.Context, desired DesiredState) error
 	return nil
 }
 
-// EnsureVolumes creates the desired named local volumes that are missing.
+// EnsureVolumes creates the desired named local volumes that are missing
+// on this engine's node. A volume pinned to another node is left to that
+// node (the engine cannot see it from here).
 func (d *Driver) EnsureVolumes(ctx context.Context, desired DesiredState) error {
+	local := ""
 	for _, want := range desired.Volumes {
+		if want.Node != "" && local == "" {
+			n, err := d.LocalNode(ctx)
+			if err != nil {
+				return err
+			}
+			local = n.ID
+		}
+		if want.Node != "" && want.Node != local {
+			continue
+		}
 		list, err := d.engine.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(filters.Arg("name", want.Name))})
 		if err != nil {
 			return engineErr("list volumes", err)
@@ -186,7 +199,7 @@ func (d *Driver) UpdateService(ctx context.Context, want ServiceSpec) (changed b
 		return false, err
 	}
 	if !found {
-		if _, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{}); err != nil {
+		if _, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{EncodedRegistryAuth: want.RegistryAuth}); err != nil {
 			return false, engineErr("create service "+spec.Name, err)
 		}
 		d.log.InfoContext(ctx, "service created", "service", spec.Name)
@@ -203,7 +216,7 @@ func (d *Driver) UpdateService(ctx context.Context, want ServiceSpec) (changed b
 	if len(ServiceDrift(have.Spec, spec, netNames)) == 0 {
 		return false, nil
 	}
-	if _, err := d.engine.ServiceUpdate(ctx, have.ID, have.Version, spec, swarm.ServiceUpdateOptions{}); err != nil {
+	if _, err := d.engine.ServiceUpdate(ctx, have.ID, have.Version, spec, swarm.ServiceUpdateOptions{EncodedRegistryAuth: want.RegistryAuth}); err != nil {
 		return false, engineErr("update service "+spec.Name, err)
 	}
 	d.log.InfoContext(ctx, "service updated", "service", spec.Name)

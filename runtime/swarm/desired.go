@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,12 @@ type DesiredInput struct {
 	// connected only after the deployment succeeds, so no job reaches it.
 	JobLinks []LinkAttachment
 
+	// VolumeNodes maps a manifest volume to the Swarm node ID holding it
+	// (recorded when it was first created): every service and job
+	// mounting it is constrained to that node, never started elsewhere on
+	// an empty volume.
+	VolumeNodes map[string]string
+
 	// Probe overrides the embedded probe binary (tests only).
 	Probe []byte
 }
@@ -144,6 +151,10 @@ type NetworkSpec struct {
 type VolumeSpec struct {
 	Name   string
 	Labels map[string]string
+	// Volume is the manifest name; Node the node ID it is pinned to ("":
+	// not pinned).
+	Volume string `json:",omitempty"`
+	Node   string `json:",omitempty"`
 }
 
 // ServiceSpec is one desired service.
@@ -157,6 +168,10 @@ type ServiceSpec struct {
 	// exclusive job stops the services that mount its volumes.
 	WritableVolumes []string
 	Spec            swarm.ServiceSpec
+	// RegistryAuth is the X-Registry-Auth value Swarm gets with each
+	// create and update, so every node can pull the image (the pipeline
+	// sets it; it is no part of the spec or its hash, and never logged).
+	RegistryAuth string `json:"-"`
 }
 
 // JobSpec is one desired job run for this deployment.
@@ -169,6 +184,8 @@ type JobSpec struct {
 	// mounting its service's writable volumes for exclusive access.
 	StopServices []string
 	Spec         swarm.ServiceSpec
+	// RegistryAuth is as ServiceSpec's.
+	RegistryAuth string `json:"-"`
 }
 
 // Service returns the desired service with the given manifest name.
@@ -261,7 +278,8 @@ func Desired(in DesiredInput) (DesiredState, error) {
 	}
 
 	for _, v := range spec.Volumes {
-		st.Volumes = append(st.Volumes, VolumeSpec{Name: VolumeName(b.short, v.Name), Labels: b.labels(map[string]string{"dev.slipway.volume": v.Name})})
+		st.Volumes = append(st.Volumes, VolumeSpec{Name: VolumeName(b.short, v.Name), Labels: b.labels(map[string]string{"dev.slipway.volume": v.Name}),
+			Volume: v.Name, Node: in.VolumeNodes[v.Name]})
 	}
 
 	b.configs = map[string]swarm.ConfigSpec{}
@@ -319,12 +337,17 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 		cs.Env = envList(svc.Environment, map[string]string{IngressProxiesEnv: b.in.IngressProxies})
 	}
 	var writable []string
+	var pinned []string
 	for _, m := range svc.Mounts {
 		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: VolumeName(b.short, m.Volume), Target: m.Target, ReadOnly: m.ReadOnly})
 		if !m.ReadOnly {
 			writable = append(writable, m.Volume)
 		}
+		if n := b.in.VolumeNodes[m.Volume]; n != "" && !slices.Contains(pinned, "node.id=="+n) {
+			pinned = append(pinned, "node.id=="+n)
+		}
 	}
+	sort.Strings(pinned)
 	if svc.ReceivesTelemetry && b.in.TelemetryDir != "" {
 		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.in.TelemetryDir, Target: TelemetryPath})
 		cs.User = b.in.TelemetryUser
@@ -369,6 +392,7 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 			// but only so often per spec version (RestartMaxAttempts).
 			RestartPolicy: restartPolicy(),
 			Networks:      networks,
+			Placement:     placement(pinned),
 		},
 		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &replicas}},
 		UpdateConfig: &swarm.UpdateConfig{
@@ -570,6 +594,8 @@ func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec,
 			Resources:     svc.Spec.TaskTemplate.Resources,
 			// One attempt: a failed job fails the deployment.
 			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
+			// On its service's volumes' node, like the service.
+			Placement: svc.Spec.TaskTemplate.Placement,
 			// No alias: a job does not answer for its service's name.
 			Networks: append([]swarm.NetworkAttachmentConfig{{Target: NetworkName(b.short)}}, linkAttachmentsFor(b.in.JobLinks, job.Service, true)...),
 		},
@@ -584,6 +610,14 @@ func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec,
 		StopServices: stop,
 		Spec:         spec,
 	}, nil
+}
+
+// placement pins a task to the nodes of its volumes; nil when none.
+func placement(constraints []string) *swarm.Placement {
+	if len(constraints) == 0 {
+		return nil
+	}
+	return &swarm.Placement{Constraints: constraints}
 }
 
 func sharesVolume(a, b []string) bool {

@@ -303,3 +303,41 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestDesired_VolumeNodes: a service mounting a pinned volume, and a job
+// of that service, are constrained to the volume's node; a service without
+// volumes is not, and without pins nothing is.
+func TestDesired_VolumeNodes(t *testing.T) {
+	t.Parallel()
+	in := sampleInput()
+	in.VolumeNodes = map[string]string{"data": "node-a"}
+	st, err := Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, _ := st.Service("worker")
+	if p := worker.Spec.TaskTemplate.Placement; p == nil || len(p.Constraints) != 1 || p.Constraints[0] != "node.id==node-a" {
+		t.Fatalf("worker placement %+v, want node.id==node-a", p)
+	}
+	web, _ := st.Service("web")
+	if web.Spec.TaskTemplate.Placement != nil {
+		t.Fatalf("web mounts no volume but is placed: %+v", web.Spec.TaskTemplate.Placement)
+	}
+	for _, j := range st.Jobs {
+		if j.Service == "worker" {
+			if p := j.Spec.TaskTemplate.Placement; p == nil || p.Constraints[0] != "node.id==node-a" {
+				t.Fatalf("job %s placement %+v, want its service's", j.Job, p)
+			}
+		}
+	}
+	if len(st.Volumes) != 1 || st.Volumes[0].Node != "node-a" || st.Volumes[0].Volume != "data" {
+		t.Fatalf("volumes %+v, want data pinned to node-a", st.Volumes)
+	}
+	in.VolumeNodes = nil
+	if st, err = Desired(in); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := st.Service("worker"); w.Spec.TaskTemplate.Placement != nil {
+		t.Fatalf("worker placed without a pin: %+v", w.Spec.TaskTemplate.Placement)
+	}
+}

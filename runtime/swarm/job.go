@@ -42,7 +42,7 @@ func (d *Driver) RunJob(ctx context.Context, job JobSpec) (JobResult, error) {
 		return JobResult{}, err
 	}
 	if !found {
-		resp, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{})
+		resp, err := d.engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{EncodedRegistryAuth: job.RegistryAuth})
 		if err != nil {
 			return JobResult{}, engineErr("create job "+spec.Name, err)
 		}

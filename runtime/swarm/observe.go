@@ -29,6 +29,10 @@ type Observed struct {
 	Secrets  []swarm.Secret
 	Volumes  []*volume.Volume
 	Foreign  []ForeignObject
+	// UnavailableNodes says, for each node a service is pinned to (its
+	// volumes' node) that cannot run tasks, why: "node <hostname> is
+	// drained". Filled only when some service is pinned.
+	UnavailableNodes map[string]string
 }
 
 // ForeignObject is an object named like one of ours without our labels.
@@ -144,6 +148,9 @@ func (d *Driver) Observe(ctx context.Context, env EnvRef) (Observed, error) {
 		}
 	}
 	obs.Foreign = foreign
+	if obs.UnavailableNodes, err = d.unavailableNodes(ctx, obs.Services); err != nil {
+		return Observed{}, err
+	}
 	return obs, nil
 }
 

@@ -50,6 +50,9 @@ func States(obs Observed) []ServiceState {
 			Failed:     st.Failed,
 			Reason:     st.Reason,
 		}
+		if why := volumeNodeReason(svc, obs.UnavailableNodes); why != "" && !s.Converged {
+			s.Failed, s.Reason = true, why
+		}
 		if cs := svc.Spec.TaskTemplate.ContainerSpec; cs != nil {
 			s.Image = cs.Image
 		}

@@ -11,4 +11,8 @@
 // during the run (a second `make test`, a `slipway dev` deploying) would
 // be counted too, so it fails only with SLIPWAY_LEFTOVERS=fail, for an
 // engine the run has to itself (CI).
+//
+// It also checks the machine for what the multi-node test clusters
+// (test/multinode/harness) left: network namespaces, daemons, cgroups,
+// mounts and data directories; it reports them and removes them.
 package leftovers

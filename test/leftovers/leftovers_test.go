@@ -11,6 +11,7 @@ import (
 
 	slwswarm "github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/test/multinode/harness"
 	"github.com/slipwayhq/slipway/test/summary"
 )
 
@@ -56,6 +57,26 @@ func TestNothingLeftByTheRun(t *testing.T) {
 	}
 	summary.Line(t, "leftovers: %d Docker objects labelled %s=true made during the run are still there: %s",
 		len(left), slwswarm.LabelManaged, strings.Join(names, ", "))
+	if os.Getenv(EnvMode) == "fail" {
+		t.Fail()
+	}
+}
+
+// TestNoMultinodeClusterLeft checks that the multi-node test clusters
+// (test/multinode/harness) left nothing: no network namespace, dockerd,
+// containerd or container, cgroup, mount or data directory. What it finds
+// it reports, then removes, so the next run starts clean.
+func TestNoMultinodeClusterLeft(t *testing.T) {
+	if os.Getenv(EnvSince) == "" {
+		t.Skipf("checks the machine after a whole test run: `make test` sets %s", EnvSince)
+	}
+	left := harness.Leftovers()
+	if len(left) == 0 {
+		summary.Line(t, "leftovers: nothing of the multi-node test clusters left (namespaces, daemons, cgroups, mounts, data directories)")
+		return
+	}
+	err := harness.RemoveAll()
+	summary.Line(t, "leftovers: the multi-node test clusters left %d things: %s (removed now: %v)", len(left), strings.Join(left, "; "), err)
 	if os.Getenv(EnvMode) == "fail" {
 		t.Fail()
 	}

@@ -25,6 +25,7 @@ var execAllowed = map[string]string{
 	// A test file (allowed anyway), listed for its unusual reach.
 	"test/chaos/dockerd/dockerd_test.go": "fault test: restarts dockerd with the command line it was started with (or systemctl restart docker), only with SLIPWAY_CHAOS_DOCKERD=1",
 	"backup/backup.go":                   "slipway admin backup/restore: runs pg_dump and pg_restore with argument lists, the password in PGPASSWORD",
+	"test/multinode/harness/exec.go":     "test helper: makes network namespaces and links with ip, and starts each node's dockerd through nsenter and unshare, with argument lists",
 }
 
 // execAllowedInTests are test files' reasons: git http-backend serving test
