@@ -8,6 +8,7 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // profile is one row of hakopod's size table. Slipway has limits only, so
@@ -26,7 +27,7 @@ var profiles = map[string]profile{
 
 // Import translates a hakopod schema v1 application.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{}
+	d := &convert.Diags{Lines: lines.TOML(data).Lookup}
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid TOML: %v", err)

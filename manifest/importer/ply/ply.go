@@ -11,11 +11,12 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // Import translates a ply.toml.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{}
+	d := &convert.Diags{Lines: lines.TOML(data).Lookup}
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid TOML: %v", err)

@@ -11,11 +11,12 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // Import translates a skali.yaml manifest.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{Lines: lookup(lineIndex(data))}
+	d := &convert.Diags{Lines: lines.YAML(data).Lookup}
 	var raw map[string]any
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid YAML: %s", firstLine(err.Error()))
