@@ -56,7 +56,7 @@ func TestCPUMillis(t *testing.T) {
 
 func TestSeconds(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]int64{"30s": 30, "5m": 300, "1h30m": 5400, "1d": 86400, "500ms": 1, "2w": 1209600} {
+	for in, want := range map[string]int64{"1.5s": 2, "1500us": 1, "2µs": 1, "30s": 30, "5m": 300, "1h30m": 5400, "1d": 86400, "500ms": 1, "2w": 1209600} {
 		if got, err := Seconds(in); err != nil || got != want {
 			t.Errorf("Seconds(%q) = %d, %v; want %d", in, got, err, want)
 		}
