@@ -212,3 +212,15 @@ func Expect(t *testing.T, res importer.Result, want []string) {
 		RoundTrip(t, res.Manifest)
 	}
 }
+
+// ExpectNone checks that no diagnostic line contains any of the substrings.
+func ExpectNone(t *testing.T, res importer.Result, substrings []string) {
+	t.Helper()
+	for _, d := range res.Diagnostics {
+		for _, s := range substrings {
+			if strings.Contains(d.String(), s) {
+				t.Errorf("diagnostic %q contains %q", d.String(), s)
+			}
+		}
+	}
+}
