@@ -86,7 +86,7 @@ type translator struct {
 	apps  map[string]string // application key -> native service name
 	dbs   map[string]*convert.Postgres
 	// vars holds every project value referenced, with its inline default.
-	vars convert.Vars
+	vars     convert.Vars
 	jobNames convert.Names
 }
 
