@@ -113,3 +113,30 @@ func TestCheckHostname(t *testing.T) {
 		}
 	}
 }
+
+func TestPruneZero(t *testing.T) {
+	t.Parallel()
+	m := map[string]any{
+		"a": "", "b": int64(0), "c": false, "d": []any{}, "e": float64(0),
+		"keep": "x", "n": int64(1), "t": true,
+		"job":  map[string]any{"retries": int64(0)},
+		"list": []any{map[string]any{"sub_path": "", "volume": "v"}, ""},
+		"env":  map[string]any{"EMPTY": ""},
+	}
+	PruneZero(m, map[string]bool{"env": true})
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s kept", k)
+		}
+	}
+	if job, ok := m["job"].(map[string]any); !ok || len(job) != 0 {
+		t.Errorf("job = %v (tables stay, emptied)", m["job"])
+	}
+	list := m["list"].([]any)
+	if len(list) != 2 || len(list[0].(map[string]any)) != 1 {
+		t.Errorf("list = %v", list)
+	}
+	if m["env"].(map[string]any)["EMPTY"] != "" || m["keep"] != "x" || m["n"] != int64(1) || m["t"] != true {
+		t.Errorf("m = %v", m)
+	}
+}

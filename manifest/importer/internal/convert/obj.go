@@ -279,3 +279,46 @@ func ScalarText(v any) (string, bool) {
 	}
 	return "", false
 }
+
+// PruneZero deletes, at every depth, the keys whose value is a zero scalar
+// ("", 0, false) or an empty array. Platforms that decode into Go structs,
+// like hakopod, treat those as unset, and write them out in full exports.
+// Tables are pruned but never deleted, even when they end up empty: a table's
+// presence can be the setting ([services.x.job] declares a job). Tables under
+// a key in keep, such as environment maps whose empty values are real, are
+// left whole; array elements are never removed, only pruned.
+func PruneZero(m map[string]any, keep map[string]bool) {
+	for k, v := range m {
+		if keep[k] {
+			continue
+		}
+		if isZero(v, keep) {
+			delete(m, k)
+		}
+	}
+}
+
+func isZero(v any, keep map[string]bool) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case []any:
+		for _, item := range x {
+			if sub, ok := item.(map[string]any); ok {
+				PruneZero(sub, keep)
+			}
+		}
+		return len(x) == 0
+	case map[string]any:
+		PruneZero(x, keep)
+	}
+	return false
+}
