@@ -109,7 +109,7 @@ func TestImport_Mappings(t *testing.T) {
 				}
 			}},
 		{name: "domain needs port", src: "[package]\nname = \"app\"\n[[service]]\nrun = \"./web\"\ndomain = \"a.example.com\"\n", diags: []string{"error: service[0].domain:"}},
-		{name: "after unknown", src: stack + "[[service]]\nrun = \"./web\"\nafter = [\"nope\"]\n", diags: []string{"error: service[1].after:"}},
+		{name: "after unknown", src: stack + "[[service]]\nrun = \"./web\"\nafter = [\"nope\"]\n", diags: []string{"error: service[1].after[0]:"}},
 	})
 }
 

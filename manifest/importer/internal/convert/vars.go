@@ -19,7 +19,9 @@ type Vars struct {
 	D *Diags
 	// What names such a value in the source's terms, for messages:
 	// "project value", "compose variable".
-	What     string
+	What string
+	// Label, when set, names one value instead: "the deploy-time value $PW".
+	Label    func(name string) string
 	defaults map[string]*string
 }
 
@@ -39,15 +41,22 @@ func (v *Vars) Ref(at, name string, def *string) string {
 			v.defaults[name] = &d
 		} else {
 			v.defaults[name] = nil
-			v.D.Warn(at, "%s %s has no default; it becomes the variable %s with an empty default: set its value for each environment in [spec.environments.<env>.variables]", v.What, name, name)
+			v.D.Warn(at, "%s has no default; it becomes the variable %s with an empty default: set its value for each environment in [spec.environments.<env>.variables]", v.label(name), name)
 		}
 	case def != nil && prev != nil && *prev != EscapeRefs(*def):
-		v.D.Error(at, "%s %s has two different inline defaults", v.What, name)
+		v.D.Error(at, "%s has two different inline defaults", v.label(name))
 	case def != nil && prev == nil:
 		d := EscapeRefs(*def)
 		v.defaults[name] = &d
 	}
 	return "${{ vars." + name + " }}"
+}
+
+func (v *Vars) label(name string) string {
+	if v.Label != nil {
+		return v.Label(name)
+	}
+	return v.What + " " + name
 }
 
 // Used reports whether any value was referenced.
