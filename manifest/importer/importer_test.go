@@ -43,7 +43,7 @@ func TestDetect(t *testing.T) {
 
 func TestImport_UnknownDialect(t *testing.T) {
 	t.Parallel()
-	if _, err := importer.Import("compose", []byte("x"), importer.Options{}); err == nil || !strings.Contains(err.Error(), "unknown_dialect") {
+	if _, err := importer.Import("heroku", []byte("x"), importer.Options{}); err == nil || !strings.Contains(err.Error(), "unknown_dialect") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -18,6 +18,12 @@ type Options struct {
 	Repository   string
 	Branch       string
 	ManifestPath string
+	// Domain is the domain whose subdomains serve a Docker Compose file's
+	// published ports; without it, ports are only reported.
+	Domain string
+	// Filename is the source file's name as given (a path, perhaps), which
+	// names a Docker Compose project that does not name itself.
+	Filename string
 }
 
 // SelfRepository is the repository of a service the source platform built

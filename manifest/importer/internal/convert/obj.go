@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Obj is one table/mapping of a decoded source document. Every accessor marks
@@ -210,6 +211,17 @@ func (o *Obj) Objs(key string) []*Obj {
 		out = append(out, NewObj(o.D, Index(o.At(key), i), m))
 	}
 	return out
+}
+
+// DoneKnown reports every key nobody read as an error saying it has no
+// translation, for sources whose loader already refused unknown keys; x-
+// extension keys are free-form and skipped.
+func (o *Obj) DoneKnown() {
+	for _, k := range o.Keys() {
+		if !o.used[k] && !strings.HasPrefix(k, "x-") {
+			o.Error(k, "has no Slipway translation and was not carried over")
+		}
+	}
 }
 
 // Done reports every key nobody read as an error.
