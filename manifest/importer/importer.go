@@ -148,6 +148,16 @@ func needsRepository(m *manifest.Manifest) bool {
 	return false
 }
 
+// hasAny reports whether m has one of keys.
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Detect guesses the dialect of a file from its name and shape. It never
 // guesses between two plausible dialects: it fails and asks for --from.
 func Detect(data []byte, filename string) (string, error) {
@@ -193,17 +203,22 @@ func Detect(data []byte, filename string) (string, error) {
 		// gordon's v3 alpha form.
 		return Gordon, nil
 	case hasServices:
+		// Keys only one of the two reads, at the top level, then in a
+		// service.
+		if hasAny(raw, "network", "telemetry") {
+			return Gordon, nil
+		}
+		if hasAny(raw, "domains", "networks", "secrets", "volumes", "inject_env") {
+			return Hakopod, nil
+		}
 		for _, s := range services {
 			sm, _ := s.(map[string]any)
-			for _, k := range []string{"public", "port", "size", "replicas", "job", "healthcheck", "args"} {
-				if _, ok := sm[k]; ok {
-					return Hakopod, nil
-				}
+			if hasAny(sm, "public", "port", "ports", "size", "replicas", "job", "healthcheck", "args", "autoscaling",
+				"depends_on", "files", "mounts", "networks", "resources", "update_strategy", "suspended") {
+				return Hakopod, nil
 			}
-			for _, k := range []string{"http", "readiness", "stop_grace", "volume", "tcp", "udp"} {
-				if _, ok := sm[k]; ok {
-					return Gordon, nil
-				}
+			if hasAny(sm, "http", "readiness", "stop_grace", "tcp", "udp", "rcon", "bind", "devices", "telemetry", "backup", "database") {
+				return Gordon, nil
 			}
 		}
 		return "", fmt.Errorf("detect: %s has [services] tables that fit both gordon and hakopod; pass --from (detect_ambiguous)", filename)

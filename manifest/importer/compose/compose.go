@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,9 +31,13 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	root := convert.NewObj(d, "", md.dict)
 	root.Skip("name")
 	t.m.Metadata.Name = t.appName()
-	for _, v := range md.literal {
-		def := md.variables[v].DefaultValue
-		d.Warn("", "compose variable %s stands where Slipway needs a literal value (a number, size or port), so its default %q was used instead of a variable", v, def)
+	for _, it := range md.interp.list {
+		switch at := find(md.raw, "", it.text); {
+		case it.conditional:
+			d.Warn(at, "%s chooses a value by whether compose variable %s is set, which a Slipway variable cannot express, so the value for an unset %s (%q) was written", it.text, it.name, it.name, it.unset)
+		case it.literal:
+			d.Warn(at, "%s stands where the value must be known when the file is read (a number, size, port or declared name), so its value when %s is unset (%q) was written instead of a variable", it.text, it.name, it.unset)
+		}
 	}
 	if r, ok := md.raw["version"]; ok {
 		root.Skip("version")
@@ -67,6 +72,10 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	root.DoneKnown()
 	t.vars.Declare(t.m)
 	convert.Finalize(t.m, d, t.where, "services")
+	// Messages quote values as the file writes them.
+	for i := range d.List {
+		d.List[i].Message = markerRE.ReplaceAllStringFunc(d.List[i].Message, func(m string) string { return md.interp.at(m).text })
+	}
 	return t.m, d.List
 }
 
@@ -106,11 +115,11 @@ func (t *translator) appName() string {
 		return convert.AppName(t.d, t.opts, "name", n)
 	}
 	dir := path.Base(path.Dir(strings.ReplaceAll(t.opts.Filename, `\`, "/")))
-	source := "compose-application"
-	if dir != "." && dir != "/" && dir != "" {
-		source = dir
+	if dir == "." || dir == "/" || dir == "" {
+		t.d.Warn("", "the file does not name its project, so the application is named %q; pass --name to choose", "compose-application")
+		return "compose-application"
 	}
-	name := convert.Name(source)
+	name := convert.Name(dir)
 	t.d.Warn("", "the file does not name its project, so the application is named %q (after its directory, as Compose names projects); pass --name to choose", name)
 	return name
 }
@@ -133,28 +142,33 @@ func (t *translator) findJobs() {
 func (t *translator) text(at, s string) string {
 	var b strings.Builder
 	last := 0
-	for _, loc := range markerRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range markerRE.FindAllStringIndex(s, -1) {
 		b.WriteString(convert.EscapeRefs(s[last:loc[0]]))
-		name := s[loc[2]:loc[3]]
-		var def *string
-		if v := t.md.variables[name]; v.DefaultValue != "" {
-			def = &v.DefaultValue
-		}
-		b.WriteString(t.vars.Ref(at, name, def))
+		it := t.md.interp.at(s[loc[0]:loc[1]])
+		b.WriteString(t.vars.Ref(at, it.name, it.def))
 		last = loc[1]
 	}
 	b.WriteString(convert.EscapeRefs(s[last:]))
 	return b.String()
 }
 
-// literal reports a variable where Slipway needs a literal value, and
-// returns whether s is free of them.
-func (t *translator) literal(at, s string) bool {
-	if m := markerRE.FindStringSubmatch(s); m != nil {
-		t.d.Error(at, "uses the compose variable %s, where Slipway needs a literal value", m[1])
-		return false
-	}
-	return true
+// fixed is a value Slipway needs as it is, such as a path, a name or a
+// file's content, which are never rendered with variables: each
+// interpolation is written as its default, and one without a default is an
+// error. what says where the value goes, for the messages.
+func (t *translator) fixed(at, s, what string) (string, bool) {
+	ok := true
+	out := markerRE.ReplaceAllStringFunc(s, func(marker string) string {
+		it := t.md.interp.at(marker)
+		if it.def == nil {
+			t.d.Error(at, "%s has no default, and Slipway needs %s as it is (it is not rendered with variables): write the value", it.text, what)
+			ok = false
+			return ""
+		}
+		t.d.Warn(at, "Slipway needs %s as it is (it is not rendered with variables), so %s was written as its default %q", what, it.text, *it.def)
+		return *it.def
+	})
+	return out, ok
 }
 
 func (t *translator) textAll(at string, list []string) []string {
@@ -250,7 +264,9 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 	} else {
 		repo = convert.SelfRepository(t.d, t.opts, o.At("build"))
 	}
-	if !t.literal(bo.At("context"), ctx) || !t.literal(bo.At("dockerfile"), b.Dockerfile) {
+	ctx, ok1 := t.fixed(bo.At("context"), ctx, "the build context")
+	dockerfile, ok2 := t.fixed(bo.At("dockerfile"), b.Dockerfile, "the Dockerfile's path")
+	if !ok1 || !ok2 {
 		return false
 	}
 	clean := path.Clean("/" + ctx)
@@ -269,8 +285,8 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 	}
 	// Compose resolves dockerfile against the context; Slipway against the
 	// repository root.
-	df := path.Clean(path.Join(rel, b.Dockerfile))
-	if path.IsAbs(b.Dockerfile) || strings.HasPrefix(df, "..") {
+	df := path.Clean(path.Join(rel, dockerfile))
+	if path.IsAbs(dockerfile) || strings.HasPrefix(df, "..") {
 		bo.Error("dockerfile", "the Dockerfile must stay inside the repository")
 		return false
 	}
@@ -280,6 +296,13 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 	if bo.Has("target") {
 		bo.Skip("target")
 		build.Target = t.text(bo.At("target"), b.Target)
+	}
+	// An argument without a value takes its value from the environment
+	// docker compose runs in; the loader drops it when that has none.
+	for _, k := range t.unvalued("services", sc.Name, "build", "args") {
+		if _, kept := b.Args[k]; !kept {
+			t.d.Warn(convert.Join(bo.At("args"), k), "the build argument %s takes its value from the environment docker compose runs in, which an import does not have: it is not passed, so the Dockerfile's default applies; give it a value to pass one", k)
+		}
 	}
 	if bo.Has("args") {
 		bo.Skip("args")
@@ -294,9 +317,6 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 			}
 			if v := b.Args[k]; v != nil {
 				build.Args[k] = t.text(at, *v)
-			} else {
-				// An argument without a value takes the builder's environment.
-				build.Args[k] = t.vars.Ref(at, k, nil)
 			}
 		}
 	}
@@ -307,15 +327,91 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 		{"entitlements", "build entitlements have no Slipway equivalent"},
 		{"privileged", "privileged builds have no Slipway equivalent"},
 	} {
-		bo.Unsupported(convert.SeverityError, f.key, f.msg)
+		unsupported(bo, convert.SeverityError, f.key, f.msg)
 	}
 	for _, k := range []string{"cache_from", "cache_to", "labels", "tags", "platforms", "network", "shm_size",
 		"extra_hosts", "no_cache", "no_cache_filter", "pull", "ulimits", "isolation", "provenance", "sbom"} {
-		bo.Unsupported(convert.SeverityWarning, k, "this build setting is not carried over: Slipway builds with Docker's defaults (and always pulls base images)")
+		unsupported(bo, convert.SeverityWarning, k, "this build setting is not carried over: Slipway builds with Docker's defaults (and always pulls base images)")
 	}
 	bo.DoneKnown()
 	svc.Source = manifest.Source{Type: manifest.SourceGit, Repository: repo, Build: build}
 	return true
+}
+
+// unsupported reports key with msg unless its value is empty, zero or
+// false, which asks for nothing.
+func unsupported(o *convert.Obj, sev convert.Severity, key, msg string) {
+	if v, ok := o.M[key]; ok && empty(v) {
+		o.Skip(key)
+		return
+	}
+	o.Unsupported(sev, key, msg)
+}
+
+func empty(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Slice, reflect.Map:
+		return r.Len() == 0
+	}
+	return r.IsZero()
+}
+
+// find returns the path of the first string in v (by sorted keys) that
+// contains text, or "".
+func find(v any, at, text string) string {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, text) {
+			return at
+		}
+	case map[string]any:
+		for _, k := range convert.SortedKeys(v) {
+			if p := find(v[k], convert.Join(at, k), text); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p := find(e, convert.Index(at, i), text); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// unvalued lists the keys without a value of the mapping at keys, in the
+// file as written (before normalization): KEY: with no value, or a KEY
+// list entry without =.
+func (t *translator) unvalued(keys ...string) []string {
+	var v any = t.md.raw
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range convert.SortedKeys(v) {
+			if v[k] == nil {
+				out = append(out, k)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok && !strings.Contains(s, "=") {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func isRemote(ctx string) bool {
@@ -476,7 +572,7 @@ func (t *translator) healthcheck(svc *manifest.Service, o *convert.Obj, sc types
 		r := min(max(int64(*hc.Retries), 1), manifest.MaxHealthcheckRetries)
 		check.Retries = manifest.NewInt(r)
 	}
-	h.Unsupported(convert.SeverityWarning, "start_interval", "Slipway checks at the same interval while the service starts")
+	unsupported(h, convert.SeverityWarning, "start_interval", "Slipway checks at the same interval while the service starts")
 	h.DoneKnown()
 	svc.Healthcheck = check
 }
@@ -514,12 +610,12 @@ func (t *translator) deploy(svc *manifest.Service, o *convert.Obj, sc types.Serv
 				lim := dc.Resources.Limits
 				lo.Skip("cpus", "memory")
 				setResources(res, float64(lim.NanoCPUs), int64(lim.MemoryBytes))
-				lo.Unsupported(convert.SeverityWarning, "pids", "Slipway does not limit process counts")
+				unsupported(lo, convert.SeverityWarning, "pids", "Slipway does not limit process counts")
 				lo.DoneKnown()
 			}
 			if rv := ro.Obj("reservations"); rv != nil {
-				rv.Unsupported(convert.SeverityError, "devices", "device reservations (GPUs) have no Slipway equivalent")
-				rv.Unsupported(convert.SeverityError, "generic_resources", "generic resource reservations have no Slipway equivalent")
+				unsupported(rv, convert.SeverityError, "devices", "device reservations (GPUs) have no Slipway equivalent")
+				unsupported(rv, convert.SeverityError, "generic_resources", "generic resource reservations have no Slipway equivalent")
 				rv.Skip(rv.Keys()...)
 				rv.Warn("", "Slipway sets limits only; reservations were dropped")
 			}
@@ -545,10 +641,10 @@ func (t *translator) deploy(svc *manifest.Service, o *convert.Obj, sc types.Serv
 				}
 			}
 		}
-		do.Unsupported(convert.SeverityWarning, "rollback_config", "rollback settings are not carried over: set each environment's rollback in Slipway")
-		do.Unsupported(convert.SeverityWarning, "restart_policy", "Swarm restarts a stopped task whatever its exit status; the restart policy is not carried over")
-		do.Unsupported(convert.SeverityWarning, "placement", "placement constraints are not carried over: Swarm places tasks itself")
-		do.Unsupported(convert.SeverityWarning, "labels", "service labels are not carried over")
+		unsupported(do, convert.SeverityWarning, "rollback_config", "rollback settings are not carried over: set each environment's rollback in Slipway")
+		unsupported(do, convert.SeverityWarning, "restart_policy", "Swarm restarts a stopped task whatever its exit status; the restart policy is not carried over")
+		unsupported(do, convert.SeverityWarning, "placement", "placement constraints are not carried over: Swarm places tasks itself")
+		unsupported(do, convert.SeverityWarning, "labels", "service labels are not carried over")
 		do.Skip("endpoint_mode")
 		do.DoneKnown()
 	}
@@ -595,17 +691,19 @@ func (t *translator) mounts(svc *manifest.Service, o *convert.Obj, sc types.Serv
 		anon := 0
 		for i, v := range sc.Volumes {
 			at := convert.Index(o.At("volumes"), i)
-			if !t.literal(at, v.Source) || !t.literal(at, v.Target) {
+			source, ok1 := t.fixed(at, v.Source, "a volume's name")
+			target, ok2 := t.fixed(at, v.Target, "a mount's target")
+			if !ok1 || !ok2 {
 				continue
 			}
-			target, err := convert.CleanPath(v.Target)
+			target, err := convert.CleanPath(target)
 			if err != nil {
 				t.d.Error(at, "%v", err)
 				continue
 			}
 			switch v.Type {
 			case types.VolumeTypeBind:
-				t.d.Error(at, "the bind mount of the host path %s has no Slipway equivalent: manifests mount named volumes only, so copy the data into a volume, or the files into the image or a file mount", v.Source)
+				t.d.Error(at, "the bind mount of the host path %s has no Slipway equivalent: manifests mount named volumes only, so copy the data into a volume, or the files into the image or a file mount", source)
 				continue
 			case types.VolumeTypeTmpfs:
 				t.d.Warn(at, "the tmpfs at %s is not carried over: the container filesystem is writable scratch space", target)
@@ -616,14 +714,14 @@ func (t *translator) mounts(svc *manifest.Service, o *convert.Obj, sc types.Serv
 				continue
 			}
 			vol := ""
-			if v.Source == "" {
+			if source == "" {
 				anon++
 				vol = convert.Name(fmt.Sprintf("%s-%d", svc.Name, anon))
 				t.d.Warn(at, "the anonymous volume at %s becomes the named volume %s, which Slipway keeps across deployments", target, vol)
-			} else if n, ok := t.volumes[v.Source]; ok {
+			} else if n, ok := t.volumes[source]; ok {
 				vol = n
 			} else {
-				vol = convert.Name(v.Source)
+				vol = convert.Name(source)
 			}
 			if v.Volume != nil && v.Volume.Subpath != "" {
 				t.d.Error(at, "mounting the volume's subpath %s has no Slipway equivalent: Slipway mounts whole volumes", v.Volume.Subpath)
@@ -654,6 +752,10 @@ func (t *translator) fileMounts(svc *manifest.Service, o *convert.Obj, sc types.
 			if target == "" {
 				target = s.Source
 			}
+			target, ok := t.fixed(at, target, "a secret's target")
+			if !ok {
+				continue
+			}
 			if !path.IsAbs(target) {
 				target = "/run/secrets/" + target
 			}
@@ -675,6 +777,10 @@ func (t *translator) fileMounts(svc *manifest.Service, o *convert.Obj, sc types.
 			target := c.Target
 			if target == "" {
 				target = "/" + c.Source
+			}
+			target, ok := t.fixed(at, target, "a file's target")
+			if !ok {
+				continue
 			}
 			clean, err := convert.CleanPath(target)
 			if err != nil {
@@ -708,15 +814,20 @@ func (t *translator) configFile(at, name string) (manifest.File, bool) {
 	decl := t.configs[name]
 	switch {
 	case cfg.Content != "":
-		return manifest.File{Content: cfg.Content}, true
+		content, ok := t.fixed(decl.At("content"), cfg.Content, "a file's content")
+		return manifest.File{Content: content}, ok
 	case cfg.File != "":
-		p := path.Clean(cfg.File)
+		file, ok := t.fixed(decl.At("file"), cfg.File, "a file's path")
+		if !ok {
+			return manifest.File{}, false
+		}
+		p := path.Clean(file)
 		if path.IsAbs(p) || strings.HasPrefix(p, "..") {
-			t.d.Error(decl.At("file"), "the config file %s is outside the repository; Slipway reads files from the manifest's repository", cfg.File)
+			t.d.Error(decl.At("file"), "the config file %s is outside the repository; Slipway reads files from the manifest's repository", file)
 			return manifest.File{}, false
 		}
 		if t.opts.Repository == "" {
-			t.d.Error(decl.At("file"), "the config file %s is read from the project's repository at each deployment, which the file does not name: pass --repository <clone URL> (and --branch)", cfg.File)
+			t.d.Error(decl.At("file"), "the config file %s is read from the project's repository at each deployment, which the file does not name: pass --repository <clone URL> (and --branch)", file)
 			return manifest.File{}, false
 		}
 		return manifest.File{Path: p}, true
@@ -738,9 +849,6 @@ func (t *translator) networks(o *convert.Obj, sc types.ServiceConfig) {
 	for _, n := range convert.SortedKeys(sc.Networks) {
 		cfg := sc.Networks[n]
 		at := convert.Join(o.At("networks"), n)
-		if n != "default" {
-			t.d.Warn(at, "network %s is not carried over: all services of a Slipway application share one private network", n)
-		}
 		if cfg != nil && len(cfg.Aliases) > 0 {
 			t.d.Warn(at, "the network aliases %s are not carried over: other services reach it by its service name", strings.Join(cfg.Aliases, ", "))
 		}
@@ -789,7 +897,7 @@ func (t *translator) settings(o *convert.Obj, sc types.ServiceConfig) {
 		{"security_opt", "security options have no Slipway equivalent"},
 		{"use_api_socket", "access to the Docker socket has no Slipway equivalent"},
 	} {
-		o.Unsupported(convert.SeverityError, f.key, f.msg)
+		unsupported(o, convert.SeverityError, f.key, f.msg)
 	}
 	for _, f := range []struct{ key, msg string }{
 		{"container_name", "Slipway names its containers itself; other services reach this one by its service name"},
@@ -844,7 +952,7 @@ func (t *translator) settings(o *convert.Obj, sc types.ServiceConfig) {
 		{"log_opt", "logging settings are not carried over: Slipway keeps service logs itself"},
 		{"net", "network settings are not carried over"},
 	} {
-		o.Unsupported(convert.SeverityWarning, f.key, f.msg)
+		unsupported(o, convert.SeverityWarning, f.key, f.msg)
 	}
 	// expose declares ports other services reach, as every Slipway service's
 	// ports are; profiles were applied by the loader.
@@ -889,9 +997,9 @@ func (t *translator) topLevel(root *convert.Obj) {
 				o.Skip("driver", "driver_opts")
 				o.Error("driver_opts", "a volume bound to the host path %s has no Slipway equivalent: manifests mount named volumes only", opts["device"])
 			}
-			o.Unsupported(convert.SeverityWarning, "driver", "volume drivers are not carried over: Slipway volumes are local")
-			o.Unsupported(convert.SeverityWarning, "driver_opts", "volume driver options are not carried over: Slipway volumes are local")
-			o.Unsupported(convert.SeverityWarning, "labels", "volume labels are not carried over")
+			unsupported(o, convert.SeverityWarning, "driver", "volume drivers are not carried over: Slipway volumes are local")
+			unsupported(o, convert.SeverityWarning, "driver_opts", "volume driver options are not carried over: Slipway volumes are local")
+			unsupported(o, convert.SeverityWarning, "labels", "volume labels are not carried over")
 			o.DoneKnown()
 		}
 	}
@@ -899,7 +1007,7 @@ func (t *translator) topLevel(root *convert.Obj) {
 		no.Skip(no.Keys()...)
 		for _, k := range no.Keys() {
 			if k != "default" {
-				no.Warn(k, "network %s is not carried over: all services of a Slipway application share one private network", k)
+				no.Warn(k, "network %s is not carried over: all services of a Slipway application share one private network, so services on different Compose networks reach each other", k)
 			}
 		}
 	}
@@ -914,8 +1022,6 @@ func (t *translator) topLevel(root *convert.Obj) {
 			o.Warn("file", "secret %s is a stored Slipway secret: set its value from %s with slipway app secret before deploying (the file was not read)", name, s.File)
 		case s.Environment != "":
 			o.Warn("environment", "secret %s is a stored Slipway secret: set its value (docker compose takes it from the variable %s) with slipway app secret before deploying", name, s.Environment)
-		case s.Content != "":
-			o.Warn("content", "secret %s is a stored Slipway secret: the value written here was not copied, so set it with slipway app secret before deploying", name)
 		default:
 			o.Warn("", "secret %s is a stored Slipway secret: set its value with slipway app secret before deploying", name)
 		}
@@ -924,8 +1030,8 @@ func (t *translator) topLevel(root *convert.Obj) {
 	for _, k := range convert.SortedKeys(t.configs) {
 		t.configs[k].Skip(t.configs[k].Keys()...)
 	}
-	root.Unsupported(convert.SeverityError, "include", "include is not read: merge the included files into this one")
-	root.Unsupported(convert.SeverityError, "models", "AI models have no Slipway equivalent")
+	unsupported(root, convert.SeverityError, "include", "include is not read: merge the included files into this one")
+	unsupported(root, convert.SeverityError, "models", "AI models have no Slipway equivalent")
 }
 
 func (t *translator) declarations(root *convert.Obj, key string) map[string]*convert.Obj {
@@ -1024,9 +1130,13 @@ func (t *translator) routes() {
 	var routable []candidate
 	for _, p := range t.ports {
 		var http []uint32
-		var other []string
+		var other, tls, local []string
 		for _, port := range p.ports {
 			switch {
+			case port.HostIP == "127.0.0.1" || port.HostIP == "::1" || port.HostIP == "localhost":
+				local = append(local, fmt.Sprint(port.Target))
+			case port.Target == 443:
+				tls = append(tls, fmt.Sprint(port.Target))
 			case port.Protocol == "udp":
 				other = append(other, fmt.Sprintf("%d/udp", port.Target))
 			case nonHTTP[port.Target] || (port.AppProtocol != "" && !strings.HasPrefix(port.AppProtocol, "http")):
@@ -1042,6 +1152,12 @@ func (t *translator) routes() {
 			}
 			t.d.Warn(p.at, "Slipway does not publish host ports: container port(s) %s are reached by other services as %s:<port>; pass --domain to route HTTP ones, or add [[spec.routes]]", strings.Join(all, ", "), p.service)
 			continue
+		}
+		if len(local) > 0 {
+			t.d.Warn(p.at, "port(s) %s are published on the host's loopback address only, for local use: they are not routed, and other services reach them as %s:<port>", strings.Join(local, ", "), p.service)
+		}
+		if len(tls) > 0 {
+			t.d.Warn(p.at, "port 443 is not routed: Slipway's ingress terminates TLS itself and serves each route over HTTPS")
 		}
 		if len(other) > 0 {
 			t.d.Warn(p.at, "port(s) %s are not routed: Slipway's ingress serves HTTP only, and other services reach them as %s:<port>", strings.Join(other, ", "), p.service)

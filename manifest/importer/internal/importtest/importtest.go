@@ -100,6 +100,12 @@ func RenderAll(t testing.TB, m *manifest.Manifest) {
 // other file must report at least one error.
 func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
 	t.Helper()
+	GoldenWith(t, dialect, dir, Options, wantOK)
+}
+
+// GoldenWith is Golden importing with opts.
+func GoldenWith(t *testing.T, dialect, dir string, opts importer.Options, wantOK map[string]bool) {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +122,7 @@ func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := importer.Import(dialect, data, Options)
+			res, err := importer.Import(dialect, data, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
