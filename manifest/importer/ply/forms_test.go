@@ -108,6 +108,12 @@ func TestImport_Forms(t *testing.T) {
 					t.Errorf("URL = %q", v)
 				}
 			}},
+		{name: "query parameter replaces the url's own", src: db + "[[service]]\nrun = \"./a\"\nenv = [\"URL={db.url}?sslmode=require&application_name=a\"]\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if v := svc(m, "a").Environment["URL"]; v != "postgres://postgres@db:5432/postgres?sslmode=require&application_name=a" {
+					t.Errorf("URL = %q", v)
+				}
+			}},
 		{name: "secret param reference", src: db + "[[service]]\nrun = \"./a\"\nenv = [\"PGPASSWORD={db.password}\"]\n",
 			diags: []string{"warning: service[1].env[0]: Slipway never puts secrets in the environment"},
 			check: func(t *testing.T, m *manifest.Manifest) {

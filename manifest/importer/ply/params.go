@@ -132,6 +132,7 @@ func (x expander) expand(s string) (param, error) {
 		lit.Reset()
 	}
 	query := false // the last hole's value carries a ?query
+	valueAt := 0   // where in b the last hole's value starts
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -160,6 +161,7 @@ func (x expander) expand(s string) (param, error) {
 				return param{}, secretInside{ref}
 			}
 			flush()
+			valueAt = b.Len()
 			b.WriteString(p.value)
 			query = strings.Contains(p.value, "?")
 			i += end + 2
@@ -179,8 +181,17 @@ func (x expander) expand(s string) (param, error) {
 				i += n
 			}
 		case c == '?' && query && lit.Len() == 0:
-			// {db.url}?sslmode=... joins the query the value already has.
-			lit.WriteByte('&')
+			// {db.url}?sslmode=... joins the query the value already has;
+			// a parameter written here replaces the value's own.
+			written := b.String()
+			joined := joinQuery(written[valueAt:], s[i+1:i+1+strings.IndexAny(s[i+1:]+"{", "{$#")])
+			b.Reset()
+			b.WriteString(written[:valueAt] + joined)
+			if strings.Contains(joined, "?") {
+				lit.WriteByte('&')
+			} else {
+				lit.WriteByte('?')
+			}
 			i++
 		default:
 			lit.WriteByte(c)
@@ -190,6 +201,26 @@ func (x expander) expand(s string) (param, error) {
 	}
 	flush()
 	return param{value: b.String()}, nil
+}
+
+// joinQuery drops from url's query the parameters query sets.
+func joinQuery(url, query string) string {
+	base, q, _ := strings.Cut(url, "?")
+	set := map[string]bool{}
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
+	var kept []string
+	for _, kv := range strings.Split(q, "&") {
+		if k, _, _ := strings.Cut(kv, "="); kv != "" && !set[k] {
+			kept = append(kept, kv)
+		}
+	}
+	if len(kept) == 0 {
+		return base
+	}
+	return base + "?" + strings.Join(kept, "&")
 }
 
 // holeEnd returns the length of the ident of a hole starting after its
