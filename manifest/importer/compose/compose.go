@@ -26,7 +26,7 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 		return nil, d.List
 	}
 	t := &translator{opts: opts, d: d, md: md, m: convert.New(), names: convert.Names{}, native: map[string]string{},
-		where: map[string]string{}, volumes: map[string]string{}}
+		where: map[string]string{}, volumes: map[string]string{}, templated: map[string]bool{}}
 	t.vars = convert.Vars{D: d, What: "compose variable"}
 	root := convert.NewObj(d, "", md.dict)
 	root.Skip("name")
@@ -98,6 +98,8 @@ type translator struct {
 	ports []published
 	// secrets and configs are the top-level declarations.
 	secrets, configs map[string]*convert.Obj
+	// templated are the configs rendered by a template driver.
+	templated map[string]bool
 }
 
 type published struct {
@@ -339,13 +341,13 @@ func (t *translator) source(svc *manifest.Service, o *convert.Obj, sc types.Serv
 }
 
 // unsupported reports key with msg unless its value is empty, zero or
-// false, which asks for nothing.
-func unsupported(o *convert.Obj, sev convert.Severity, key, msg string) {
+// false, which asks for nothing. It returns whether it reported.
+func unsupported(o *convert.Obj, sev convert.Severity, key, msg string) bool {
 	if v, ok := o.M[key]; ok && empty(v) {
 		o.Skip(key)
-		return
+		return false
 	}
-	o.Unsupported(sev, key, msg)
+	return o.Unsupported(sev, key, msg)
 }
 
 func empty(v any) bool {
@@ -813,6 +815,8 @@ func (t *translator) configFile(at, name string) (manifest.File, bool) {
 	}
 	decl := t.configs[name]
 	switch {
+	case t.templated[name]:
+		return manifest.File{}, false // reported on the declaration
 	case cfg.Content != "":
 		content, ok := t.fixed(decl.At("content"), cfg.Content, "a file's content")
 		return manifest.File{Content: content}, ok
@@ -917,6 +921,7 @@ func (t *translator) settings(o *convert.Obj, sc types.ServiceConfig) {
 		{"tty", "a terminal has no use in a service; it was dropped"},
 		{"platform", "the platform is not carried over: Swarm runs the image on its nodes' platform"},
 		{"pull_policy", "Slipway pulls images at each deployment; the pull policy is not carried over"},
+		{"pull_refresh_after", "Slipway pulls images at each deployment; the pull policy is not carried over"},
 		{"mem_reservation", "Slipway sets limits only; the reservation was dropped"},
 		{"memswap_limit", "Slipway does not limit swap separately"},
 		{"mem_swappiness", "swappiness is not carried over"},
@@ -1028,7 +1033,26 @@ func (t *translator) topLevel(root *convert.Obj) {
 		o.Skip(o.Keys()...)
 	}
 	for _, k := range convert.SortedKeys(t.configs) {
-		t.configs[k].Skip(t.configs[k].Keys()...)
+		o := t.configs[k]
+		if unsupported(o, convert.SeverityError, "template_driver", "config templates have no Slipway equivalent: Slipway writes a file's content as it is, so write the rendered content") {
+			t.templated[k] = true
+		}
+		o.Skip(o.Keys()...)
+	}
+	if jo := root.Obj("jobs"); jo != nil {
+		jo.Skip(jo.Keys()...)
+		for _, k := range jo.Keys() {
+			o := jo.Obj(k)
+			if o == nil {
+				continue
+			}
+			o.Skip(o.Keys()...)
+			if tr := o.Obj("triggers"); tr != nil && tr.Has("schedule") {
+				tr.Error("schedule", "scheduled jobs have no Slipway equivalent yet: job %s was not carried over", k)
+				continue
+			}
+			o.Error("triggers", "a job run on demand (docker compose run) has no Slipway equivalent: Slipway jobs run before every rollout, so job %s was not carried over", k)
+		}
 	}
 	unsupported(root, convert.SeverityError, "include", "include is not read: merge the included files into this one")
 	unsupported(root, convert.SeverityError, "models", "AI models have no Slipway equivalent")
