@@ -1083,6 +1083,9 @@ func httpProbe(cmd string) (port int64, probePath string, ok bool) {
 	}
 	url := ""
 	for _, f := range fields[1:] {
+		if len(f) >= 2 && (f[0] == '"' || f[0] == '\'') && f[len(f)-1] == f[0] {
+			f = f[1 : len(f)-1]
+		}
 		switch {
 		case strings.HasPrefix(f, "http://"):
 			if url != "" {
@@ -1100,6 +1103,10 @@ func httpProbe(cmd string) (port int64, probePath string, ok bool) {
 	}
 	hostport, p, _ := strings.Cut(rest, "/")
 	host, portText, hasPort := strings.Cut(hostport, ":")
+	if v6, after, isV6 := strings.Cut(hostport, "]"); isV6 {
+		host = v6 + "]"
+		portText, hasPort = strings.CutPrefix(after, ":")
+	}
 	if host != "localhost" && host != "127.0.0.1" && host != "0.0.0.0" && host != "[::1]" {
 		return 0, "", false
 	}

@@ -243,6 +243,12 @@ func TestImport_Mappings(t *testing.T) {
 					t.Errorf("healthcheck = %+v", h)
 				}
 			}},
+		{name: "healthcheck quoted IPv6 probe", src: web + "    healthcheck:\n      test: [CMD-SHELL, \"curl -fsS 'http://[::1]:9000/ping' || exit 1\"]\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if h := m.Spec.Services[0].Healthcheck; h == nil || h.Port.N != 9000 || h.Path != "/ping" {
+					t.Errorf("healthcheck = %+v", h)
+				}
+			}},
 		{name: "healthcheck shell", src: web + "    healthcheck:\n      test: pg_isready -U $$POSTGRES_USER\n", diags: []string{"error: services.web.healthcheck.test: a shell health check (CMD-SHELL) has no Slipway equivalent"}},
 		{name: "healthcheck disabled", src: web + "    healthcheck:\n      disable: true\n", diags: []string{"warning: services.web.healthcheck: disabling the image's health check is not available"}},
 		{name: "deploy", src: web + "    deploy:\n      replicas: 3\n      resources:\n        limits:\n          cpus: \"0.5\"\n          memory: 512M\n        reservations:\n          memory: 128M\n      update_config:\n        order: start-first\n        monitor: 20s\n        parallelism: 2\n",
