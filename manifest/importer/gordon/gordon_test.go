@@ -13,6 +13,7 @@ func TestImport_Golden(t *testing.T) {
 		"minimal.toml": true,
 		"dotted.toml":  true,
 		"alpha.toml":   true,
+		"forms.toml":   true,
 	})
 }
 

@@ -11,8 +11,9 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Hakopod, "testdata", map[string]bool{
-		"shop.toml": true,
-		"full.toml": true,
+		"shop.toml":   true,
+		"full.toml":   true,
+		"export.toml": true,
 	})
 }
 

@@ -10,8 +10,9 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Ply, "testdata", map[string]bool{
-		"flat.toml":  true,
-		"stack.toml": true,
+		"flat.toml":    true,
+		"stack.toml":   true,
+		"members.toml": true,
 		// grouped.toml builds from packages and unknown.toml names an
 		// unmapped registry package: errors.
 	})

@@ -11,9 +11,10 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Skali, "testdata", map[string]bool{
-		"minimal.yaml": true,
-		"orders.yaml":  true,
-		"values.yaml":  true,
+		"minimal.yaml":  true,
+		"orders.yaml":   true,
+		"values.yaml":   true,
+		"upgraded.yaml": true,
 		// team-wiki and photo-share declare buckets: errors.
 	})
 }
