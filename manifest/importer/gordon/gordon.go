@@ -29,9 +29,9 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 		}
 	}
 	switch {
-	case isArrayOfTables(raw["service"]):
+	case convert.IsArrayOfTables(raw["service"]):
 		t.alpha(root, "service", appEnv)
-	case isArrayOfTables(raw["services"]):
+	case convert.IsArrayOfTables(raw["services"]):
 		t.alpha(root, "services", appEnv)
 	default:
 		if services := root.Obj("services"); services != nil {
@@ -49,20 +49,6 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	root.Done()
 	convert.Finalize(t.m, d, t.where, "services")
 	return t.m, d.List
-}
-
-// isArrayOfTables reports the [[name]] shape: a non-empty array of tables.
-func isArrayOfTables(v any) bool {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
-		return false
-	}
-	for _, item := range list {
-		if _, isTable := item.(map[string]any); !isTable {
-			return false
-		}
-	}
-	return true
 }
 
 // alpha translates the v3 alpha shape: [[service]] (or [[services]])

@@ -27,9 +27,9 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	// a header alone is still an app.
 	key := ""
 	switch {
-	case isArrayOfTables(raw["service"]):
+	case convert.IsArrayOfTables(raw["service"]):
 		key = "service"
-	case isArrayOfTables(raw["app"]):
+	case convert.IsArrayOfTables(raw["app"]):
 		key = "app"
 	}
 	header := root.Obj("package")
@@ -69,20 +69,6 @@ func or(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// isArrayOfTables reports the [[name]] shape: a non-empty array of tables.
-func isArrayOfTables(v any) bool {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
-		return false
-	}
-	for _, item := range list {
-		if _, isTable := item.(map[string]any); !isTable {
-			return false
-		}
-	}
-	return true
 }
 
 type translator struct {

@@ -334,3 +334,18 @@ func isZero(v any, keep map[string]bool) bool {
 	}
 	return false
 }
+
+// IsArrayOfTables reports the TOML [[name]] shape: a non-empty array of
+// tables.
+func IsArrayOfTables(v any) bool {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return false
+	}
+	for _, item := range list {
+		if _, isTable := item.(map[string]any); !isTable {
+			return false
+		}
+	}
+	return true
+}
