@@ -968,11 +968,10 @@ func (t *translator) settings(o *convert.Obj, sc types.ServiceConfig) {
 // replicated-job) a job that runs before every rollout, from a stopped
 // holder service whose image, environment and secrets it reuses.
 func (t *translator) job(svc *manifest.Service, sc types.ServiceConfig) {
+	// The job runs its service's command and arguments: a command of its
+	// own would replace the image's ENTRYPOINT, which Compose's command
+	// keeps.
 	job := manifest.Job{Name: svc.Name, Service: svc.Name, Run: manifest.JobRunBeforeRollout}
-	job.Command = append(append([]string{}, svc.Command...), svc.Arguments...)
-	if len(job.Command) == 0 {
-		job.Command = nil
-	}
 	svc.Replicas = manifest.NewInt(0)
 	svc.Healthcheck = nil
 	if len(t.m.Spec.Jobs) < manifest.MaxJobs {

@@ -225,7 +225,9 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "completed successfully is a job", src: web + "    depends_on:\n      migrate:\n        condition: service_completed_successfully\n  migrate:\n    image: acme/app:1\n    command: [migrate, up]\n",
 			diags: []string{"warning: services.migrate: migrate runs to completion, so it becomes a job"},
 			check: func(t *testing.T, m *manifest.Manifest) {
-				if len(svc(m, "web").DependsOn) != 0 || len(m.Spec.Jobs) != 1 || !slices.Equal(m.Spec.Jobs[0].Command, []string{"migrate", "up"}) || svc(m, "migrate").Replicas.N != 0 {
+				// The job runs the service's arguments after the image's
+				// ENTRYPOINT, as Compose's command does.
+				if len(svc(m, "web").DependsOn) != 0 || len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Command != nil || !slices.Equal(svc(m, "migrate").Arguments, []string{"migrate", "up"}) || svc(m, "migrate").Replicas.N != 0 {
 					t.Errorf("jobs %+v web %+v", m.Spec.Jobs, svc(m, "web"))
 				}
 			}},

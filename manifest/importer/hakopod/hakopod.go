@@ -629,11 +629,9 @@ func (t *translator) healthcheck(svc *manifest.Service, o *convert.Obj, port int
 // the job can reuse its image, environment and secrets) and a before-rollout
 // job that runs its command.
 func (t *translator) job(svc *manifest.Service, o *convert.Obj) {
+	// The job runs its service's command and arguments: a command of its
+	// own would replace the image's ENTRYPOINT, which args alone keep.
 	job := manifest.Job{Name: svc.Name, Service: svc.Name, Run: manifest.JobRunBeforeRollout}
-	job.Command = append(append([]string{}, svc.Command...), svc.Arguments...)
-	if len(job.Command) == 0 {
-		job.Command = nil
-	}
 	if s, ok := o.Int("timeout_seconds"); ok {
 		if s < 1 || s > 86400 {
 			o.Error("timeout_seconds", "%d is outside 1-86400", s)

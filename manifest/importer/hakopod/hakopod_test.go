@@ -103,7 +103,9 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "domain to private service", src: head + "[domains]\n\"www.example.com\" = \"web\"\n", diags: []string{"error: domains.\"www.example.com\":"}},
 		{name: "job", src: head + "[services.migrate]\nimage = \"nginx:1.27\"\ncommand = [\"migrate\"]\nargs = [\"up\"]\n[services.migrate.job]\ntimeout_seconds = 60\n",
 			check: func(t *testing.T, m *manifest.Manifest) {
-				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Service != "migrate" || strings.Join(m.Spec.Jobs[0].Command, " ") != "migrate up" || m.Spec.Jobs[0].TimeoutSeconds.N != 60 {
+				// The job runs its holder service's command and arguments.
+				s := svc(m, "migrate")
+				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Service != "migrate" || m.Spec.Jobs[0].Command != nil || strings.Join(s.Command, " ") != "migrate" || strings.Join(s.Arguments, " ") != "up" || m.Spec.Jobs[0].TimeoutSeconds.N != 60 {
 					t.Errorf("jobs = %+v", m.Spec.Jobs)
 				}
 				if s := svc(m, "migrate"); s.Replicas == nil || s.Replicas.N != 0 {
