@@ -1,5 +1,5 @@
 // Package importer turns manifests written for other platforms (gordon,
-// hakopod, skali, ply) into native Slipway manifests. Import picks the
+// hakopod, skali, ply, and Docker Compose) into native Slipway manifests. Import picks the
 // dialect's translator, sorts its diagnostics and checks that the result is a
 // valid native manifest; Detect guesses the dialect for --from auto.
 //
