@@ -77,7 +77,7 @@ volumes:
 	}
 	out, _ := importer.Encode(res.Manifest, "toml")
 	for _, text := range []string{string(out), importtest.Render(t, res)} {
-		if strings.Contains(text, "SLWVAR") {
+		if strings.Contains(text, markerPrefix) {
 			t.Errorf("a marker leaked:\n%s", text)
 		}
 	}
@@ -360,9 +360,18 @@ func TestImport_NameFromFileOrDirectory(t *testing.T) {
 	}
 }
 
+// markerPrefix starts the loader's interpolation markers.
+const markerPrefix = "SLWVAR_"
+
 func FuzzImport(f *testing.F) {
 	importtest.Seeds(f, "testdata")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		importtest.Fuzz(t, importer.Compose, data)
+		// No interpolation marker reaches a manifest or a message.
+		res, _ := importer.Import(importer.Compose, data, importtest.Options)
+		text := importtest.Render(t, res)
+		if strings.Contains(text, markerPrefix) && !strings.Contains(string(data), markerPrefix) {
+			t.Fatalf("a marker leaked:\n%s", text)
+		}
 	})
 }
