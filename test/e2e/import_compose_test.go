@@ -8,11 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	dockerswarm "github.com/docker/docker/api/types/swarm"
-
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer"
-	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -105,39 +102,24 @@ volumes:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"web", "db"} {
-		i := slices.IndexFunc(obs.Services, func(s dockerswarm.Service) bool { return s.Spec.Labels[swarm.LabelService] == name })
-		if i < 0 {
-			t.Fatalf("no Swarm service for %s", name)
+	p.converged(t, obs, "db")
+	cs := p.converged(t, obs, "web").Spec.TaskTemplate.ContainerSpec
+	if !slices.Contains(cs.Env, "DATABASE_HOST=db") || !slices.Contains(cs.Env, "PRICE=$5") {
+		t.Fatalf("web's environment did not render with the defaults: %v", cs.Env)
+	}
+	found := false
+	for _, c := range cs.Configs {
+		if c.File == nil || c.File.Name != "/etc/motd" {
+			continue
 		}
-		st, err := p.driver.ServiceStatus(ctx, obs.Services[i])
+		cfg, _, err := cli.ConfigInspectWithRaw(ctx, c.ConfigID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !st.Converged || st.Running != 1 {
-			t.Fatalf("%s did not converge: %+v", name, st)
-		}
-		if name != "web" {
-			continue
-		}
-		cs := obs.Services[i].Spec.TaskTemplate.ContainerSpec
-		if !slices.Contains(cs.Env, "DATABASE_HOST=db") || !slices.Contains(cs.Env, "PRICE=$5") {
-			t.Fatalf("web's environment did not render with the defaults: %v", cs.Env)
-		}
-		found := false
-		for _, c := range cs.Configs {
-			if c.File == nil || c.File.Name != "/etc/motd" {
-				continue
-			}
-			cfg, _, err := cli.ConfigInspectWithRaw(ctx, c.ConfigID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			found = string(cfg.Spec.Data) == "Welcome to the shop"
-		}
-		if !found {
-			t.Fatalf("web does not mount /etc/motd with the config's content: %+v", cs.Configs)
-		}
+		found = string(cfg.Spec.Data) == "Welcome to the shop"
+	}
+	if !found {
+		t.Fatalf("web does not mount /etc/motd with the config's content: %+v", cs.Configs)
 	}
 	for _, name := range []string{"db", "web"} {
 		if h := healthOf(t, cli, obs, name); h != "healthy" {
