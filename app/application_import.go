@@ -41,6 +41,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 		Dialects: importDialects, From: c.FormValue("from", importer.Auto), Source: c.FormValue("source"),
 		Name: strings.TrimSpace(c.FormValue("name")), Repository: strings.TrimSpace(c.FormValue("repository")),
 		Branch: strings.TrimSpace(c.FormValue("branch")), ManifestPath: strings.TrimSpace(c.FormValue("manifest_path")),
+		Domain: strings.TrimSpace(c.FormValue("domain")),
 	}
 	filename := ""
 	if fh, err := c.FormFile("source_file"); err == nil && fh.Size > 0 {
@@ -78,6 +79,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	}
 	res, text, err := api.Translate(dialect, []byte(view.Source), "toml", importer.Options{
 		Name: view.Name, Repository: view.Repository, Branch: view.Branch, ManifestPath: view.ManifestPath,
+		Domain: view.Domain, Filename: filename,
 	})
 	if err != nil {
 		return err

@@ -42,12 +42,12 @@ func TestApplicationImport_Page(t *testing.T) {
 	if form.Length() != 1 || form.Find(`input[name="_csrf"]`).Length() != 1 {
 		t.Fatalf("no CSRF-protected import form:\n%s", truncate(r.body))
 	}
-	for _, id := range []string{"f-from", "f-source", "f-source_file", "f-name", "f-repository"} {
+	for _, id := range []string{"f-from", "f-source", "f-source_file", "f-name", "f-repository", "f-domain"} {
 		if r.doc.Find(`label[for="`+id+`"]`).Length() != 1 || r.doc.Find("#"+id).Length() != 1 {
 			t.Errorf("control %s has no label", id)
 		}
 	}
-	if testid(r, "import-from").Find("option").Length() != 5 || testid(r, "import-create").Length() != 1 {
+	if testid(r, "import-from").Find("option").Length() != 6 || testid(r, "import-create").Length() != 1 {
 		t.Fatalf("dialect choices or create button missing:\n%s", truncate(r.body))
 	}
 
@@ -116,6 +116,18 @@ func TestApplicationImport_Page(t *testing.T) {
 	}
 	if rev, err := b.store.GetCurrentManifestRevision(context.Background(), owner.team.ID, a.ID); err != nil || rev.Revision != 1 {
 		t.Fatalf("the existing application changed: revision %d, %v", rev.Revision, err)
+	}
+
+	// A Compose file, detected by its uploaded name: its published port is
+	// routed on the domain.
+	compose := "services:\n  web:\n    image: nginx:1.27\n    ports: [\"8080:80\"]\n"
+	r = br.postImportFile("/applications/import", url.Values{"from": {"auto"}, "name": {"storefront"}, "domain": {"shop.example.com"}, "intent": {"preview"}}, "source_file", "docker-compose.yml", compose)
+	wantStatus(t, r, http.StatusOK)
+	if d, _ := testid(r, "import-result").Attr("data-dialect"); d != "compose" {
+		t.Fatalf("want the compose dialect detected:\n%s", truncate(r.body))
+	}
+	if got := testid(r, "import-manifest").Text(); !strings.Contains(got, "hostname = 'shop.example.com'") || !strings.Contains(got, "name = 'storefront'") {
+		t.Fatalf("the domain did not reach the importer:\n%s", got)
 	}
 
 	// A source built from its own project needs the repository options.

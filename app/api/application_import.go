@@ -90,6 +90,7 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	}
 	res, out, err := Translate(dialect, body, format, importer.Options{
 		Name: c.Query("name"), Repository: c.Query("repository"), Branch: c.Query("branch"), ManifestPath: c.Query("manifest_path"),
+		Domain: c.Query("domain"), Filename: c.Query("filename"),
 	})
 	if err != nil {
 		return h.fail(c, err)

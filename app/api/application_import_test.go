@@ -86,6 +86,19 @@ func TestApplicationImportTranslates(t *testing.T) {
 	if !strings.Contains(r.body["manifest"].(string), "name = 'boutique'") {
 		t.Fatalf("name option not applied:\n%s", r.body["manifest"])
 	}
+
+	// A Compose file: detected by its name, named after its directory, its
+	// published port routed on the domain.
+	compose := "services:\n  web:\n    image: nginx:1.27\n    ports: [\"8080:80\"]\n"
+	r = b.do(t, b.viewer, http.MethodPost, importPath("filename=deploy/shop/compose.yaml&domain=shop.example.com"), "", []byte(compose))
+	if r.status != http.StatusOK || r.body["dialect"] != "compose" {
+		t.Fatalf("compose: status %d: %s", r.status, r.raw)
+	}
+	for _, want := range []string{"name = 'shop'", "hostname = 'shop.example.com'"} {
+		if !strings.Contains(r.body["manifest"].(string), want) {
+			t.Fatalf("compose manifest lacks %q:\n%s", want, r.body["manifest"])
+		}
+	}
 }
 
 func TestApplicationImportFailures(t *testing.T) {

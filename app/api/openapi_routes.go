@@ -60,8 +60,9 @@ var routeTable = []Route{
 		RawRequest: []string{"text/plain"}, Status: http.StatusOK, Response: ImportResponse{}, Query: []QueryParam{
 			{"apply", "boolean", "Save the translated manifest (needs apps:write)."},
 			{"format", "string", "toml (default) or json: the form of the returned manifest."},
-			{"from", "string", "The source dialect; detected when absent."},
-			{"filename", "string", "The file's name, to help detection."},
+			{"from", "string", "The source dialect (gordon, hakopod, skali, ply or compose); detected when absent."},
+			{"filename", "string", "The file's name, to help detection; a Compose file that names no project is named after its directory."},
+			{"domain", "string", "Compose: the hostname published ports are routed on (one service: the domain; several: a subdomain each)."},
 			{"name", "string", "Application name to use."},
 			{"repository", "string", "Repository URL to build from."},
 			{"branch", "string", "Branch to build from."},

@@ -23,8 +23,8 @@ func newAppImportCommand() *cobra.Command {
 	var from, file, format string
 	var opts importer.Options
 	cmd := &cobra.Command{
-		Use:   "import --from gordon|hakopod|skali|ply|auto --file FILE",
-		Short: "Translate a gordon, hakopod, skali or ply manifest into a Slipway manifest",
+		Use:   "import --from gordon|hakopod|skali|ply|compose|auto --file FILE",
+		Short: "Translate a gordon, hakopod, skali, ply or Docker Compose manifest into a Slipway manifest",
 		Long: `Translate a manifest written for another platform into a native Slipway
 manifest, printed on stdout. Each field that changes meaning or is dropped is
 reported on stderr as "warning: <source field>: <message>"; each field that
@@ -35,19 +35,29 @@ Exit status 1: at least one error; the manifest printed (if any) leaves the
 untranslatable parts out, and is still valid.
 
 Sources that build from their own project (skali build, ply apps and ./dir
-members) need --repository: the imported manifest then builds repository =
-"self" and names the repository in spec.manifest.`,
+members, Compose build and config files) need --repository: the imported
+manifest then builds repository = "self" and names the repository in
+spec.manifest.
+
+Docker Compose files are read with Compose's own loader. Their ${VAR}
+interpolations become Slipway variables; published ports become routes
+when --domain is given (one service: the domain itself; several: a
+subdomain per service), and are reported otherwise.
+
+--from auto detects the dialect from the file name (compose.yaml,
+docker-compose.yml, stack.toml) and else from its contents.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAppImport(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), from, file, format, opts)
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "source dialect: gordon, hakopod, skali, ply or auto")
+	cmd.Flags().StringVar(&from, "from", "", "source dialect: gordon, hakopod, skali, ply, compose or auto")
 	cmd.Flags().StringVar(&file, "file", "", "manifest file to import (- for stdin)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "application name (default: the name in the file)")
 	cmd.Flags().StringVar(&opts.Repository, "repository", "", "clone URL of the repository the file lives in; needed when the source builds from its own project")
 	cmd.Flags().StringVar(&opts.Branch, "branch", "main", "branch of --repository the manifest is read from")
 	cmd.Flags().StringVar(&opts.ManifestPath, "manifest-path", "slipway.toml", "where the Slipway manifest will live in --repository")
+	cmd.Flags().StringVar(&opts.Domain, "domain", "", "Compose: the hostname published ports are routed on")
 	cmd.Flags().StringVar(&format, "format", "toml", "output format: toml or json")
 	_ = cmd.MarkFlagRequired("from")
 	_ = cmd.MarkFlagRequired("file")
@@ -61,6 +71,9 @@ func runAppImport(stdout, stderr io.Writer, stdin io.Reader, from, file, format 
 	data, err := readImportFile(stdin, file)
 	if err != nil {
 		return &exitError{code: 1, err: err}
+	}
+	if file != "-" {
+		opts.Filename = file
 	}
 	dialect := from
 	if from == importer.Auto {

@@ -114,6 +114,33 @@ func TestAppImport_SelfBuildNeedsRepository(t *testing.T) {
 	validateOutput(t, r.stdout)
 }
 
+func TestAppImport_ComposeAutoDomain(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "shop")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "docker-compose.yml")
+	if err := os.WriteFile(src, []byte("services:\n  web:\n    image: nginx:1.27\n    ports: [\"8080:80\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runImportCommand(t, "--from", "auto", "--file", src, "--domain", "shop.example.com")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"detected: compose", `named "shop" (after its directory`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	for _, want := range []string{"name = 'shop'", "hostname = 'shop.example.com'", "port = 80"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	validateOutput(t, r.stdout)
+}
+
 // validateOutput runs slipway app validate on an imported manifest.
 func validateOutput(t *testing.T, manifestText string) {
 	t.Helper()
@@ -136,7 +163,7 @@ func TestAppImport_BadArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown dialect", []string{"--from", "compose", "--file", src}, "unknown_dialect"},
+		{"unknown dialect", []string{"--from", "heroku", "--file", src}, "unknown_dialect"},
 		{"bad format", []string{"--from", "gordon", "--file", src, "--format", "yaml"}, "format_invalid"},
 		{"missing file", []string{"--from", "gordon", "--file", filepath.Join(t.TempDir(), "nope")}, "file_unreadable"},
 		{"bad name", []string{"--from", "gordon", "--file", src, "--name", "Not_A_Name"}, "--name"},

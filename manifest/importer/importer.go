@@ -1,14 +1,15 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/goccy/go-yaml"
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/manifest/importer/compose"
 	"github.com/slipwayhq/slipway/manifest/importer/gordon"
 	"github.com/slipwayhq/slipway/manifest/importer/hakopod"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
@@ -37,6 +38,7 @@ const (
 	Hakopod = "hakopod"
 	Skali   = "skali"
 	Ply     = "ply"
+	Compose = "compose"
 	Auto    = "auto"
 )
 
@@ -45,7 +47,7 @@ const (
 const MaxBytes = 1 << 20
 
 // Dialects lists the supported source dialects.
-var Dialects = []string{Gordon, Hakopod, Skali, Ply}
+var Dialects = []string{Gordon, Hakopod, Skali, Ply, Compose}
 
 // Result is an import's outcome. Manifest is nil when the source could not be
 // read at all, when it builds from its own project and Options.Repository is
@@ -82,10 +84,12 @@ func Import(dialect string, data []byte, opts Options) (Result, error) {
 		m, diags = skali.Import(data, opts)
 	case Ply:
 		m, diags = ply.Import(data, opts)
+	case Compose:
+		m, diags = compose.Import(data, opts)
 	default:
 		return Result{}, fmt.Errorf("import: dialect %q is not one of %s (unknown_dialect)", dialect, strings.Join(Dialects, ", "))
 	}
-	if m != nil && opts.Repository != "" && usesSelf(m) {
+	if m != nil && opts.Repository != "" && needsRepository(m) {
 		m.Spec.Manifest = &manifest.ManifestSource{
 			Path:       or(opts.ManifestPath, "slipway.toml"),
 			Repository: &manifest.Repository{URL: opts.Repository, Branch: or(opts.Branch, "main")},
@@ -128,9 +132,26 @@ func or(s, def string) string {
 	return s
 }
 
-func usesSelf(m *manifest.Manifest) bool {
+// needsRepository reports whether m reads its own repository: a service
+// built from it, or a file read from it.
+func needsRepository(m *manifest.Manifest) bool {
 	for _, s := range m.Spec.Services {
 		if s.Source.Repository != nil && s.Source.Repository.Self {
+			return true
+		}
+		for _, f := range s.Files {
+			if f.Path != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasAny reports whether m has one of keys.
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
 			return true
 		}
 	}
@@ -144,15 +165,28 @@ func Detect(data []byte, filename string) (string, error) {
 	switch {
 	case base == "skali.yaml" || base == "skali.yml":
 		return Skali, nil
-	case base == "ply.toml":
+	case base == "ply.toml" || base == "stack.toml":
 		return Ply, nil
+	case isComposeName(base):
+		return Compose, nil
 	}
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
-		if looksYAML(data) {
-			return Skali, nil
+		var doc map[string]any
+		if yaml.Unmarshal(data, &doc) != nil || doc == nil {
+			return "", fmt.Errorf("detect: %s is neither TOML nor YAML; pass --from (detect_failed)", filename)
 		}
-		return "", fmt.Errorf("detect: %s is neither TOML nor a skali YAML manifest; pass --from (detect_failed)", filename)
+		_, apps := doc["applications"]
+		_, dbs := doc["databases"]
+		_, buckets := doc["buckets"]
+		_, services := doc["services"].(map[string]any)
+		switch {
+		case apps || dbs || buckets:
+			return Skali, nil
+		case services:
+			return Compose, nil
+		}
+		return "", fmt.Errorf("detect: %s is YAML but neither a skali manifest nor a Compose file; pass --from (detect_failed)", filename)
 	}
 	_, hasPackage := raw["package"]
 	_, hasRun := raw["run"]
@@ -166,31 +200,42 @@ func Detect(data []byte, filename string) (string, error) {
 	case hasPackage || hasStack || hasRun:
 		return Ply, nil
 	case hasServiceArray:
-		// gordon's rejected v3 alpha form; the gordon importer explains it.
+		// gordon's v3 alpha form.
 		return Gordon, nil
 	case hasServices:
+		// Keys only one of the two reads, at the top level, then in a
+		// service.
+		if hasAny(raw, "network", "telemetry") {
+			return Gordon, nil
+		}
+		if hasAny(raw, "domains", "networks", "secrets", "volumes", "inject_env") {
+			return Hakopod, nil
+		}
 		for _, s := range services {
 			sm, _ := s.(map[string]any)
-			for _, k := range []string{"public", "port", "size", "replicas", "job", "healthcheck", "args"} {
-				if _, ok := sm[k]; ok {
-					return Hakopod, nil
-				}
+			if hasAny(sm, "public", "port", "ports", "size", "replicas", "job", "healthcheck", "args", "autoscaling",
+				"depends_on", "files", "mounts", "networks", "resources", "update_strategy", "suspended") {
+				return Hakopod, nil
 			}
-			for _, k := range []string{"http", "readiness", "stop_grace", "volume", "tcp", "udp"} {
-				if _, ok := sm[k]; ok {
-					return Gordon, nil
-				}
+			if hasAny(sm, "http", "readiness", "stop_grace", "tcp", "udp", "rcon", "bind", "devices", "telemetry", "backup", "database") {
+				return Gordon, nil
 			}
 		}
 		return "", fmt.Errorf("detect: %s has [services] tables that fit both gordon and hakopod; pass --from (detect_ambiguous)", filename)
 	}
-	return "", fmt.Errorf("detect: %s does not look like a gordon, hakopod, skali or ply manifest; pass --from (detect_failed)", filename)
+	return "", fmt.Errorf("detect: %s does not look like a gordon, hakopod, skali, ply or Compose file; pass --from (detect_failed)", filename)
 }
 
-func looksYAML(data []byte) bool {
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		l := strings.TrimSpace(string(line))
-		if strings.HasPrefix(l, "applications:") || strings.HasPrefix(l, "databases:") || strings.HasPrefix(l, "buckets:") {
+// isComposeName reports the names Docker Compose looks for, and their
+// variants: compose.yaml, docker-compose.yml, docker-compose.prod.yml.
+func isComposeName(base string) bool {
+	ext := filepath.Ext(base)
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	stem := strings.TrimSuffix(base, ext)
+	for _, prefix := range []string{"compose", "docker-compose"} {
+		if stem == prefix || strings.HasPrefix(stem, prefix+".") {
 			return true
 		}
 	}

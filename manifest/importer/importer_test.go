@@ -20,6 +20,14 @@ func TestDetect(t *testing.T) {
 		{name: "hakopod by schema_version", file: "x.toml", src: "schema_version = 1\nname = \"x\"\n", want: importer.Hakopod},
 		{name: "hakopod by service fields", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\npublic = true\n", want: importer.Hakopod},
 		{name: "gordon by http", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\n[[services.web.http]]\nport = 1\n", want: importer.Gordon},
+		{name: "gordon by telemetry", file: "x.toml", src: "name = \"x\"\n[telemetry]\nlogs = false\n[services.web]\nimage = \"n\"\n", want: importer.Gordon},
+		{name: "gordon by bind", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\n[[services.web.bind]]\nname = \"c\"\n", want: importer.Gordon},
+		{name: "hakopod by volumes", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\n[volumes.data]\nsize = \"1Gi\"\n", want: importer.Hakopod},
+		{name: "volume fits both", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\nvolume = \"data\"\n", wantErr: "detect_ambiguous"},
+		{name: "compose by name", file: "deploy/docker-compose.prod.yml", src: "x: 1\n", want: importer.Compose},
+		{name: "compose by compose.yaml", file: "compose.yaml", src: "", want: importer.Compose},
+		{name: "compose by shape", file: "app.yaml", src: "services:\n  web:\n    image: nginx\n", want: importer.Compose},
+		{name: "stack.toml is ply", file: "stack.toml", src: "", want: importer.Ply},
 		{name: "gordon alpha", file: "x.toml", src: "name = \"x\"\n[[service]]\nname = \"web\"\n", want: importer.Gordon},
 		{name: "ambiguous", file: "x.toml", src: "name = \"x\"\n[services.web]\nimage = \"n\"\n", wantErr: "detect_ambiguous"},
 		{name: "unrecognized", file: "x.txt", src: "hello", wantErr: "detect_failed"},
@@ -43,7 +51,7 @@ func TestDetect(t *testing.T) {
 
 func TestImport_UnknownDialect(t *testing.T) {
 	t.Parallel()
-	if _, err := importer.Import("compose", []byte("x"), importer.Options{}); err == nil || !strings.Contains(err.Error(), "unknown_dialect") {
+	if _, err := importer.Import("heroku", []byte("x"), importer.Options{}); err == nil || !strings.Contains(err.Error(), "unknown_dialect") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -95,19 +95,9 @@ databases:
 		t.Fatal(err)
 	}
 	for _, name := range []string{"web", "data"} {
-		i := slices.IndexFunc(obs.Services, func(s dockerswarm.Service) bool { return s.Spec.Labels[swarm.LabelService] == name })
-		if i < 0 {
-			t.Fatalf("no Swarm service for %s", name)
-		}
-		st, err := p.driver.ServiceStatus(ctx, obs.Services[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !st.Converged || st.Running != 1 {
-			t.Fatalf("%s did not converge: %+v", name, st)
-		}
+		s := p.converged(t, obs, name)
 		if name == "web" {
-			env := obs.Services[i].Spec.TaskTemplate.ContainerSpec.Env
+			env := s.Spec.TaskTemplate.ContainerSpec.Env
 			if !slices.Contains(env, "DATABASE_URL=postgres://data@data:5432/data?sslmode=disable") || !slices.Contains(env, "DATABASE_HOST=data") {
 				t.Fatalf("web's database outputs were not rewritten: %v", env)
 			}
@@ -116,6 +106,24 @@ databases:
 	if h := healthOf(t, cli, obs, "data"); h != "healthy" {
 		t.Fatalf("database container health %q, want healthy (the generated pg_isready check)", h)
 	}
+}
+
+// converged returns the Swarm service of name, which must run its one
+// replica.
+func (p *importRun) converged(t *testing.T, obs swarm.Observed, name string) dockerswarm.Service {
+	t.Helper()
+	i := slices.IndexFunc(obs.Services, func(s dockerswarm.Service) bool { return s.Spec.Labels[swarm.LabelService] == name })
+	if i < 0 {
+		t.Fatalf("no Swarm service for %s", name)
+	}
+	st, err := p.driver.ServiceStatus(context.Background(), obs.Services[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Converged || st.Running != 1 {
+		t.Fatalf("%s did not converge: %+v", name, st)
+	}
+	return obs.Services[i]
 }
 
 func service(m *manifest.Manifest, name string) *manifest.Service {

@@ -5,20 +5,18 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // Import translates a gordon app manifest.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{}
+	d := &convert.Diags{Lines: lines.TOML(data).Lookup}
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid TOML: %v", err)
 		return nil, d.List
 	}
 	root := convert.NewObj(d, "", raw)
-	if root.Unsupported(convert.SeverityError, "service", "the v3 alpha [[service]] form (a name key per entry) is rejected by gordon itself and is not converted; rewrite it as keyed [services.<name>] tables") {
-		return nil, d.List
-	}
 	t := &translator{where: map[string]string{}, d: d, m: convert.New(), names: convert.Names{}, volumes: convert.Names{}}
 	name, _ := root.Str("name")
 	t.m.Metadata.Name = convert.AppName(d, opts, "name", name)
@@ -30,20 +28,45 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 			}
 		}
 	}
-	if services := root.Obj("services"); services != nil {
-		for _, key := range services.Keys() {
-			if svc := services.Obj(key); svc != nil {
-				t.service(key, svc, appEnv)
+	switch {
+	case convert.IsArrayOfTables(raw["service"]):
+		t.alpha(root, "service", appEnv)
+	case convert.IsArrayOfTables(raw["services"]):
+		t.alpha(root, "services", appEnv)
+	default:
+		if services := root.Obj("services"); services != nil {
+			for _, key := range services.Keys() {
+				if svc := services.Obj(key); svc != nil {
+					t.service(key, svc, appEnv)
+				}
 			}
+		} else {
+			d.Error("services", "the app declares no [services.<name>] table")
 		}
-	} else {
-		d.Error("services", "the app declares no [services.<name>] table")
 	}
 	root.Unsupported(convert.SeverityWarning, "network", "shared networks ([[network.shared]]) are not carried over: services of other Slipway applications are reached through links ([[spec.exports]] / [[spec.imports]])")
 	root.Unsupported(convert.SeverityWarning, "telemetry", "log export settings are not carried over: Slipway keeps service logs itself")
 	root.Done()
 	convert.Finalize(t.m, d, t.where, "services")
 	return t.m, d.List
+}
+
+// alpha translates the v3 alpha shape: [[service]] (or [[services]])
+// entries naming themselves with a name key, with [service.*] sub-tables.
+// Current gordon releases refuse it, but the fields mean what they mean in
+// the keyed form, so it translates the same way.
+func (t *translator) alpha(root *convert.Obj, key string, appEnv map[string]string) {
+	root.Warn(key, "the v3 alpha [[%s]] form (a name key per entry) is refused by current gordon releases, which use keyed [services.<name>] tables; it was translated as that form", key)
+	for _, o := range root.Objs(key) {
+		name, ok := o.Str("name")
+		if !ok || name == "" {
+			o.Error("name", "a [[%s]] entry needs a name; it was not carried over", key)
+			o.Skip(o.Keys()...)
+			o.Done()
+			continue
+		}
+		t.service(name, o, appEnv)
+	}
 }
 
 type translator struct {
@@ -83,7 +106,11 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 			o.Warn("stop_grace", "Slipway has no stop grace setting; Docker's default of 10 seconds applies instead of %s", grace)
 		}
 	}
+	// Readiness without a port probes the service's only TCP-capable
+	// interface; read them before the TCP ones are reported.
+	ifacePorts := interfacePorts(o)
 	o.Unsupported(convert.SeverityError, "devices", "device grants (CDI devices) have no Slipway equivalent")
+	o.Unsupported(convert.SeverityError, "rcon", "RCON interfaces are TCP publishing, which has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
 	o.Unsupported(convert.SeverityError, "tcp", "TCP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
 	o.Unsupported(convert.SeverityError, "udp", "UDP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
 	o.Unsupported(convert.SeverityError, "bind", "operator binds ([app_mounts] host locations) have no Slipway equivalent: manifests mount named volumes only")
@@ -130,7 +157,7 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 		}
 	}
 	if r := o.Obj("readiness"); r != nil {
-		svc.Healthcheck = t.readiness(r)
+		svc.Healthcheck = t.readiness(r, ifacePorts)
 	}
 	o.Done()
 	t.where[name] = o.Path
@@ -238,7 +265,29 @@ func (t *translator) http(service string, o *convert.Obj) *manifest.Route {
 	return &manifest.Route{Hostname: hostname, Service: service, Port: int(port), Visibility: manifest.VisibilityPublic}
 }
 
-func (t *translator) readiness(o *convert.Obj) *manifest.Healthcheck {
+// interfacePorts lists the container ports of a service's TCP-capable
+// interfaces (HTTP, public or internal, TCP and RCON), as gordon counts them
+// to pick the port a readiness check without one probes.
+func interfacePorts(o *convert.Obj) []int64 {
+	var ports []int64
+	for _, key := range []string{"http", "tcp", "rcon"} {
+		var entries []any
+		switch v := o.M[key].(type) {
+		case []any:
+			entries = v
+		case map[string]any:
+			entries = []any{v}
+		}
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			n, _ := convert.AsInt(m["port"])
+			ports = append(ports, n)
+		}
+	}
+	return ports
+}
+
+func (t *translator) readiness(o *convert.Obj, ifacePorts []int64) *manifest.Healthcheck {
 	typ, _ := o.Str("type")
 	path, hasPath := o.Str("path")
 	port, hasPort := o.Int("port")
@@ -259,7 +308,21 @@ func (t *translator) readiness(o *convert.Obj) *manifest.Healthcheck {
 		o.Error("type", "%q is not a readiness type (http, tcp, log or none)", typ)
 		return nil
 	}
-	if !hasPort || port < 1 || port > 65535 {
+	if !hasPort {
+		// gordon probes the one TCP-capable interface a service declares,
+		// and asks for readiness.port only when there are several.
+		switch len(ifacePorts) {
+		case 0:
+			o.Error("port", "an http readiness check needs a port, and the service declares no HTTP or TCP interface to take it from")
+			return nil
+		case 1:
+			port, hasPort = ifacePorts[0], true
+		default:
+			o.Error("port", "the service declares %d TCP-capable interfaces, so an http readiness check needs the port it probes (gordon requires it too)", len(ifacePorts))
+			return nil
+		}
+	}
+	if port < 1 || port > 65535 {
 		o.Error("port", "an http readiness check needs a port in 1-65535")
 		return nil
 	}

@@ -12,6 +12,8 @@ func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Gordon, "testdata", map[string]bool{
 		"minimal.toml": true,
 		"dotted.toml":  true,
+		"alpha.toml":   true,
+		"forms.toml":   true,
 	})
 }
 
@@ -114,7 +116,50 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "backup", src: head + "[services.web.backup]\nvolume = []\n", diags: []string{"warning: services.web.backup:"}},
 		{name: "shared network", src: head + "[[network.shared]]\nnetwork = \"b\"\n", diags: []string{"warning: network:"}},
 		{name: "telemetry", src: head + "[telemetry]\nlogs = false\n", diags: []string{"warning: telemetry:"}},
-		{name: "alpha form", src: "name = \"a\"\n[[service]]\nname = \"web\"\n", diags: []string{"error: service: the v3 alpha [[service]] form"}},
+		{name: "alpha form", src: "name = \"a\"\n[env]\nA = \"1\"\n[[service]]\nname = \"web\"\nimage = \"nginx:1\"\n[[service.http]]\nhost = \"a.example.com\"\nport = 80\n[service.readiness]\ntype = \"http\"\npath = \"/up\"\n[[service]]\nname = \"db\"\nimage = \"postgres:17\"\n",
+			diags: []string{"warning: service: the v3 alpha [[service]] form"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if len(m.Spec.Services) != 2 || m.Spec.Services[0].Name != "web" || m.Spec.Services[1].Name != "db" || m.Spec.Services[0].Environment["A"] != "1" {
+					t.Fatalf("services = %+v", m.Spec.Services)
+				}
+				if h := m.Spec.Services[0].Healthcheck; h == nil || h.Port.N != 80 || len(m.Spec.Routes) != 1 {
+					t.Errorf("healthcheck %+v routes %+v", h, m.Spec.Routes)
+				}
+			}},
+		{name: "alpha plural form", src: "name = \"a\"\n[[services]]\nname = \"web\"\nimage = \"nginx:1\"\n",
+			diags: []string{"warning: services: the v3 alpha [[services]] form"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if len(m.Spec.Services) != 1 || m.Spec.Services[0].Name != "web" {
+					t.Errorf("services = %+v", m.Spec.Services)
+				}
+			}},
+		{name: "alpha entry without a name", src: "name = \"a\"\n[[service]]\nimage = \"nginx:1\"\n", diags: []string{"error: service[0].name: a [[service]] entry needs a name"}},
+		{name: "rcon", src: head + "[[services.web.rcon]]\nentrypoint = \"tcp\"\nport = 28016\npublish = \"127.0.0.1:28016\"\n", diags: []string{"error: services.web.rcon: RCON interfaces"}},
+		// gordon's own parser accepts readiness without a port when the
+		// service has one interface to probe (issue #24, misreading 1).
+		{name: "http readiness port from the only interface", src: head + "[services.web.readiness]\ntype = \"http\"\npath = \"/healthz\"\n[[services.web.http]]\nhost = \"a.example.com\"\nport = 8080\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if h := m.Spec.Services[0].Healthcheck; h == nil || h.Port.N != 8080 || h.Path != "/healthz" {
+					t.Errorf("healthcheck = %+v", h)
+				}
+			}},
+		{name: "http readiness port from an internal interface", src: head + "[services.web.readiness]\ntype = \"http\"\npath = \"/healthz\"\n[[services.web.http]]\nvisibility = \"internal\"\nport = 9090\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if h := m.Spec.Services[0].Healthcheck; h == nil || h.Port.N != 9090 {
+					t.Errorf("healthcheck = %+v", h)
+				}
+			}},
+		{name: "http readiness with several interfaces needs a port", src: head + "[services.web.readiness]\ntype = \"http\"\npath = \"/h\"\n[[services.web.http]]\nhost = \"a.example.com\"\nport = 80\n[[services.web.http]]\nvisibility = \"internal\"\nport = 9090\n",
+			diags: []string{"error: services.web.readiness.port: the service declares 2 TCP-capable interfaces"}},
+		{name: "http readiness without any interface", src: head + "[services.web.readiness]\ntype = \"http\"\npath = \"/h\"\n",
+			diags: []string{"error: services.web.readiness.port: an http readiness check needs a port, and the service declares no HTTP or TCP interface"}},
+		{name: "go durations", src: head + "stop_grace = \"1m30s\"\n[services.web.readiness]\ntype = \"http\"\nport = 80\ntimeout = \"1.5s\"\n",
+			diags: []string{"warning: services.web.stop_grace:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if h := m.Spec.Services[0].Healthcheck; h == nil || h.StartPeriodSeconds.N != 2 {
+					t.Errorf("healthcheck = %+v", h)
+				}
+			}},
 		{name: "unknown field", src: head + "replicas = 3\n", diags: []string{"error: services.web.replicas: unknown field"}},
 		{name: "invalid image", src: "name = \"app\"\n[services.web]\nimage = \"https://x/y\"\n", diags: []string{"error: services.web.image:"},
 			check: func(t *testing.T, m *manifest.Manifest) {

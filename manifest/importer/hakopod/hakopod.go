@@ -3,11 +3,13 @@ package hakopod
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // profile is one row of hakopod's size table. Slipway has limits only, so
@@ -26,29 +28,34 @@ var profiles = map[string]profile{
 
 // Import translates a hakopod schema v1 application.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{}
+	d := &convert.Diags{Lines: lines.TOML(data).Lookup}
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid TOML: %v", err)
 		return nil, d.List
 	}
+	// hakopod decodes into Go structs whose zero values mean "unset", and
+	// its full exports write every field out (aws_identity = '', port = 0,
+	// certificate_mounts = []): those are not features in use. Environment
+	// maps keep their empty values, and network_access its empty lists (from =
+	// [] denies peers): those are real.
+	convert.PruneZero(raw, map[string]bool{"env": true, "network_access": true})
 	root := convert.NewObj(d, "", raw)
-	switch v, ok := root.Int("schema_version"); {
-	case !ok && !root.Has("schema_version"):
-		root.Error("schema_version", "schema_version = 1 is required")
-	case ok && v != 1:
+	// A missing schema_version means 1, as hakopod reads it.
+	if v, ok := root.Int("schema_version"); ok && v != 1 {
 		root.Error("schema_version", "only schema_version = 1 is supported, got %d", v)
 	}
 	t := &translator{where: map[string]string{}, d: d, m: convert.New(), names: convert.Names{}, svcNames: map[string]string{}, jobs: map[string]bool{}}
+	t.vars = convert.Vars{D: d, What: "hakopod template value"}
 	name, _ := root.Str("name")
 	t.m.Metadata.Name = convert.AppName(d, opts, "name", name)
 
 	inject, _ := root.Bool("inject_env")
-	appEnv := map[string]string{}
+	appEnv := map[string]envValue{}
 	if env := root.Obj("env"); env != nil {
 		for _, k := range env.Keys() {
 			if v, ok := env.Scalar(k); ok {
-				appEnv[k] = v
+				appEnv[k] = envValue{v, env.At(k)}
 			}
 		}
 		if !inject && len(appEnv) > 0 {
@@ -56,6 +63,7 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 			appEnv = nil
 		}
 	}
+	root.Unsupported(convert.SeverityWarning, "recovery", "the failed-deployment recovery policy is not carried over: set each environment's rollback (automatic or manual) in Slipway")
 	root.Unsupported(convert.SeverityError, "env_file", "env files are expanded by hakopod's CLI at import time; inline the values (or the secret references) into [env] first")
 	shared := root.Obj("secrets")
 	if vols := root.Obj("volumes"); vols != nil {
@@ -77,7 +85,11 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	}
 	if nets := root.Obj("networks"); nets != nil {
 		nets.Skip(nets.Keys()...)
-		nets.Warn("", "named networks and their policies are not carried over: all services of a Slipway application share one private network")
+		// The implicit default network, written out with no settings, is
+		// what every Slipway application has.
+		if def, _ := nets.M["default"].(map[string]any); len(nets.M) > 1 || len(def) > 0 || (len(nets.M) == 1 && def == nil) {
+			nets.Warn("", "named networks and their policies are not carried over: all services of a Slipway application share one private network")
+		}
 	}
 
 	if dm, ok := raw["domains"].(map[string]any); ok {
@@ -126,6 +138,7 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 	for _, v := range t.volumes {
 		convert.AddVolume(t.m, v)
 	}
+	t.vars.Declare(t.m)
 	convert.Finalize(t.m, d, t.where, "services")
 	return t.m, d.List
 }
@@ -142,9 +155,15 @@ type translator struct {
 	volumes  []string
 	// domainTargets are the source keys [domains] maps hostnames to.
 	domainTargets map[string]bool
+	// vars are the template values ({{config.*}}, the site host) the
+	// environment values use.
+	vars convert.Vars
 }
 
-func (t *translator) service(key string, o *convert.Obj, appEnv map[string]string, shared *convert.Obj) {
+// envValue is an environment value with the source path it came from.
+type envValue struct{ value, at string }
+
+func (t *translator) service(key string, o *convert.Obj, appEnv map[string]envValue, shared *convert.Obj) {
 	name := t.svcNames[key]
 	svc := manifest.Service{Name: name}
 	image, ok := o.Str("image")
@@ -177,9 +196,8 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 	}
 	for _, f := range []struct{ key, msg string }{
 		{"network_access", "network policies are not carried over: all services of a Slipway application reach each other"},
-		{"networks", "network membership is not carried over: all services of a Slipway application share one private network"},
 		{"private_egress", "approved private destinations are not carried over: Slipway does not restrict egress"},
-		{"autoscaling", "autoscaling is not carried over: the service runs its fixed replica count"},
+		{"database_client_profiles", "database client profiles (trust for hakopod's managed database certificates) are not carried over: services reach the application's own databases without them"},
 		{"fs_group", "fs_group is not carried over: Slipway runs the image's own user and volume ownership follows the image"},
 		{"run_as_user", "run_as_user is not carried over: Slipway runs the image's own user (set USER in the image)"},
 		{"run_as_group", "run_as_group is not carried over: Slipway runs the image's own user"},
@@ -196,6 +214,9 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 		o.Unsupported(convert.SeverityWarning, f.key, f.msg)
 	}
 	o.Skip("restart_nonce")
+	if nets, ok := o.Strings("networks"); ok && !(len(nets) == 1 && nets[0] == "default") {
+		o.Warn("networks", "network membership is not carried over: all services of a Slipway application share one private network")
+	}
 	// Extra private ports need no declaration: services of one application
 	// reach each other on any container port. Only a remapping is lost.
 	for _, p := range o.Objs("ports") {
@@ -262,11 +283,23 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 	if hasReplicas && replicas != 1 {
 		svc.Replicas = manifest.NewInt(replicas)
 	}
+	if a := o.Obj("autoscaling"); a != nil {
+		// hakopod runs min_replicas (default 1) when autoscaling is set.
+		if n, ok := a.Int("min_replicas"); ok && n > 1 && n <= 20 {
+			svc.Replicas = manifest.NewInt(n)
+		}
+		a.Skip(a.Keys()...)
+		a.Done()
+		a.Warn("", "autoscaling is not carried over: the service runs its minimum replica count")
+	}
 	if suspended, _ := o.Bool("suspended"); suspended {
 		svc.Replicas = manifest.NewInt(0)
 		o.Warn("suspended", "the service is stopped (replicas = 0); its saved replica count is not kept, so set replicas again to resume it")
 	}
-	stopFirst := t.volume(&svc, o) || t.mounts(&svc, o)
+	// Both are read: hakopod mounts the legacy volume and the named ones.
+	legacy := t.volume(&svc, o)
+	named := t.mounts(&svc, o)
+	stopFirst := legacy || named
 	switch s, _ := o.Str("update_strategy"); s {
 	case "", "rolling":
 		if !stopFirst {
@@ -300,25 +333,71 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 
 func (t *translator) hasDomain(key string) bool { return t.domainTargets[key] }
 
-func (t *translator) env(svc *manifest.Service, o *convert.Obj, appEnv map[string]string) {
-	env := map[string]string{}
+func (t *translator) env(svc *manifest.Service, o *convert.Obj, appEnv map[string]envValue) {
+	env := map[string]envValue{}
 	for k, v := range appEnv {
 		env[k] = v
 	}
 	if e := o.Obj("env"); e != nil {
 		for _, k := range e.Keys() {
 			if v, ok := e.Scalar(k); ok {
-				env[k] = v
+				env[k] = envValue{v, e.At(k)}
 			}
 		}
 	}
 	for _, k := range convert.SortedKeys(env) {
 		if !convert.ValidEnvKey(k) {
-			t.d.Error(convert.Join(o.At("env"), k), "%q is not a valid environment variable name", k)
+			t.d.Error(env[k].at, "%q is not a valid environment variable name", k)
 			continue
 		}
-		convert.SetEnv(svc, k, convert.EscapeRefs(env[k]))
+		convert.SetEnv(svc, k, t.placeholders(env[k].at, env[k].value))
 	}
+}
+
+// siteOrigin is the representative origin hakopod templates write where the
+// site's own URL goes; its planner replaces it, like the placeholders.
+const siteOrigin = "https://catalog.example.test"
+
+var placeholderRE = regexp.MustCompile(`\{\{(config\.([A-Za-z0-9_.-]+)|site_host|site_hostname)\}\}`)
+
+// placeholders turns the values hakopod's template planner fills into
+// environment values ({{config.<name>}}, {{site_host}}, {{site_hostname}}
+// and the representative site origin) into Slipway variables, which each
+// environment sets.
+func (t *translator) placeholders(at, v string) string {
+	out := placeholderRE.ReplaceAllStringFunc(convert.EscapeRefs(v), func(h string) string {
+		m := placeholderRE.FindStringSubmatch(h)
+		name := m[1]
+		if m[2] != "" {
+			name = varName(m[2])
+		}
+		return t.vars.Ref(at, name, nil)
+	})
+	if strings.Contains(out, siteOrigin) {
+		out = strings.ReplaceAll(out, siteOrigin, t.vars.Ref(at, "site_url", nil))
+	}
+	return out
+}
+
+// varName makes a template value's name a Slipway variable name.
+func varName(s string) string {
+	if convert.ValidVarName(s) {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	out := string(b)
+	if out == "" || !(out[0] >= 'a' && out[0] <= 'z' || out[0] >= 'A' && out[0] <= 'Z' || out[0] == '_') {
+		out = "_" + out
+	}
+	if len(out) > 63 {
+		out = out[:63]
+	}
+	return out
 }
 
 // secretRefs mounts each { ref = "name" } environment binding as a stored
@@ -550,11 +629,9 @@ func (t *translator) healthcheck(svc *manifest.Service, o *convert.Obj, port int
 // the job can reuse its image, environment and secrets) and a before-rollout
 // job that runs its command.
 func (t *translator) job(svc *manifest.Service, o *convert.Obj) {
+	// The job runs its service's command and arguments: a command of its
+	// own would replace the image's ENTRYPOINT, which args alone keep.
 	job := manifest.Job{Name: svc.Name, Service: svc.Name, Run: manifest.JobRunBeforeRollout}
-	job.Command = append(append([]string{}, svc.Command...), svc.Arguments...)
-	if len(job.Command) == 0 {
-		job.Command = nil
-	}
 	if s, ok := o.Int("timeout_seconds"); ok {
 		if s < 1 || s > 86400 {
 			o.Error("timeout_seconds", "%d is outside 1-86400", s)

@@ -11,8 +11,9 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Hakopod, "testdata", map[string]bool{
-		"shop.toml": true,
-		"full.toml": true,
+		"shop.toml":   true,
+		"full.toml":   true,
+		"export.toml": true,
 	})
 }
 
@@ -33,7 +34,8 @@ func TestImport_Mappings(t *testing.T) {
 		diags []string
 		check func(t *testing.T, m *manifest.Manifest)
 	}{
-		{name: "schema_version required", src: "name = \"a\"\n[services.web]\nimage = \"nginx:1\"\n", diags: []string{"error: schema_version: schema_version = 1 is required"}},
+		// hakopod reads a missing schema_version as 1.
+		{name: "schema_version optional", src: "name = \"a\"\n[services.web]\nimage = \"nginx:1\"\n"},
 		{name: "schema_version 2", src: "schema_version = 2\nname = \"a\"\n[services.web]\nimage = \"nginx:1\"\n", diags: []string{"error: schema_version: only schema_version = 1"}},
 		{name: "default size small", src: head, check: func(t *testing.T, m *manifest.Manifest) {
 			r := m.Spec.Services[0].Resources
@@ -101,7 +103,9 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "domain to private service", src: head + "[domains]\n\"www.example.com\" = \"web\"\n", diags: []string{"error: domains.\"www.example.com\":"}},
 		{name: "job", src: head + "[services.migrate]\nimage = \"nginx:1.27\"\ncommand = [\"migrate\"]\nargs = [\"up\"]\n[services.migrate.job]\ntimeout_seconds = 60\n",
 			check: func(t *testing.T, m *manifest.Manifest) {
-				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Service != "migrate" || strings.Join(m.Spec.Jobs[0].Command, " ") != "migrate up" || m.Spec.Jobs[0].TimeoutSeconds.N != 60 {
+				// The job runs its holder service's command and arguments.
+				s := svc(m, "migrate")
+				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Service != "migrate" || m.Spec.Jobs[0].Command != nil || strings.Join(s.Command, " ") != "migrate" || strings.Join(s.Arguments, " ") != "up" || m.Spec.Jobs[0].TimeoutSeconds.N != 60 {
 					t.Errorf("jobs = %+v", m.Spec.Jobs)
 				}
 				if s := svc(m, "migrate"); s.Replicas == nil || s.Replicas.N != 0 {
@@ -138,7 +142,7 @@ func TestImport_Mappings(t *testing.T) {
 			}},
 		{name: "public_tcp", src: head + "public_tcp = [{ port = 25 }]\n", diags: []string{"error: services.web.public_tcp:"}},
 		{name: "gpu", src: head + "gpu = { count = 1 }\n", diags: []string{"error: services.web.gpu:"}},
-		{name: "serverless", src: head + "[services.web.serverless]\nmin_replicas = 0\n", diags: []string{"error: services.web.serverless:"}},
+		{name: "serverless", src: head + "[services.web.serverless]\nidle_seconds = 60\n", diags: []string{"error: services.web.serverless:"}},
 		{name: "kubernetes", src: head + "[services.web.kubernetes]\nservice = \"x\"\n", diags: []string{"error: services.web.kubernetes:"}},
 		{name: "aws_identity", src: head + "aws_identity = \"x\"\n", diags: []string{"error: services.web.aws_identity:"}},
 		{name: "container_daemon", src: head + "container_daemon = \"x\"\n", diags: []string{"error: services.web.container_daemon:"}},
@@ -146,6 +150,20 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "autoscaling", src: head + "[services.web.autoscaling]\nmax_replicas = 3\n", diags: []string{"warning: services.web.autoscaling:"}},
 		{name: "fs_group", src: head + "fs_group = 1\n", diags: []string{"warning: services.web.fs_group:"}},
 		{name: "private_egress", src: head + "private_egress = [\"db\"]\n", diags: []string{"warning: services.web.private_egress:"}},
+		{name: "database client profiles", src: head + "[services.web.env]\nDB = \"x\"\n[services.web.database_client_profiles]\nDB = \"libpq-postgres-url-v1\"\n", diags: []string{"warning: services.web.database_client_profiles: database client profiles"}},
+		{name: "recovery", src: "name = \"a\"\n[recovery]\non_failure = \"safe\"\n[services.web]\nimage = \"nginx:1\"\n", diags: []string{"warning: recovery: the failed-deployment recovery policy"}},
+		{name: "autoscaling minimum", src: head + "[services.web.autoscaling]\nmin_replicas = 2\nmax_replicas = 5\n", diags: []string{"warning: services.web.autoscaling:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if r := m.Spec.Services[0].Replicas; r == nil || r.N != 2 {
+					t.Errorf("replicas = %+v", r)
+				}
+			}},
+		{name: "empty job table is a job", src: head + "[services.web.job]\n",
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if len(m.Spec.Jobs) != 1 {
+					t.Errorf("jobs = %+v", m.Spec.Jobs)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +180,135 @@ func TestImport_Mappings(t *testing.T) {
 				tt.check(t, res.Manifest)
 			}
 		})
+	}
+}
+
+// TestImport_FullExportForm is issue #24's misreading 2: hakopod's full
+// export form writes every field, unset ones as empty or zero values, and
+// those are not features in use.
+func TestImport_FullExportForm(t *testing.T) {
+	t.Parallel()
+	src := `schema_version = 1
+name = 'app'
+[services]
+[services.main]
+architecture = ''
+run_as_user = 0
+run_as_group = 0
+fs_group = 0
+read_only_root_filesystem = false
+working_dir = ''
+termination_grace_seconds = 0
+certificate_mounts = []
+mounts = []
+temporary_mounts = []
+image = 'nginx:1.27'
+port = 8080
+public_tcp = []
+ports = []
+public = false
+size = ''
+replicas = 0
+update_strategy = ''
+healthcheck = ''
+command = []
+args = []
+depends_on = []
+networks = ['default']
+restart_nonce = ''
+registry_credential = ''
+aws_identity = ''
+[services.main.volume]
+mount_path = '/data'
+size_gib = 5
+storage_class = ''
+[services.main.env]
+EMPTY = ''
+[services.main.secrets]
+[services.worker]
+image = 'nginx:1.27'
+port = 0
+[[services.worker.mounts]]
+volume = 'shared'
+mount_path = '/shared'
+read_only = false
+sub_path = ''
+[networks]
+[networks.default]
+internal = false
+virtual_network = ''
+segment = ''
+[volumes.shared]
+size_gib = 1
+storage_class = ''
+`
+	res, err := importer.Import(importer.Hakopod, []byte(src), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Diagnostics {
+		if !strings.Contains(d.Path, "size_gib") {
+			t.Errorf("unexpected diagnostic for an unset field: %s", d)
+		}
+	}
+	if !res.OK() {
+		t.Fatal("not faithful")
+	}
+	m := res.Manifest
+	if s := m.Spec.Services[0]; s.Name != "main" || s.Environment["EMPTY"] != "" || len(s.Environment) != 1 || s.Replicas != nil || s.Healthcheck != nil || len(s.Mounts) != 1 {
+		t.Errorf("main = %+v", s)
+	}
+	importtest.RoundTrip(t, m)
+}
+
+// TestImport_VolumeAndMounts is misreading 3: a service with both the legacy
+// volume and named mounts gets all of them.
+func TestImport_VolumeAndMounts(t *testing.T) {
+	t.Parallel()
+	src := "name = \"app\"\n[volumes.uploads]\n[services.web]\nimage = \"nginx:1\"\n[services.web.volume]\nmount_path = \"/data\"\n[[services.web.mounts]]\nvolume = \"uploads\"\nmount_path = \"/uploads\"\nread_only = true\n"
+	res, err := importer.Import(importer.Hakopod, []byte(src), importer.Options{})
+	if err != nil || !res.OK() {
+		t.Fatalf("%+v %v", res.Diagnostics, err)
+	}
+	mounts := res.Manifest.Spec.Services[0].Mounts
+	if len(mounts) != 2 || mounts[0].Target != "/data" || mounts[1].Volume != "uploads" || !mounts[1].ReadOnly {
+		t.Errorf("mounts = %+v", mounts)
+	}
+	if r := res.Manifest.Spec.Services[0].Rollout; r == nil || r.Order != manifest.RolloutStopFirst {
+		t.Errorf("rollout = %+v", r)
+	}
+}
+
+// TestImport_TemplatePlaceholders is the message fix of issue #24: the
+// values hakopod's planner fills become Slipway variables, each with a
+// warning, instead of literal text.
+func TestImport_TemplatePlaceholders(t *testing.T) {
+	t.Parallel()
+	src := "name = \"app\"\ninject_env = true\n[env]\nBUCKET = \"{{config.storage-bucket}}\"\n[services.web]\nimage = \"nginx:1\"\n[services.web.env]\nHOST = \"{{site_host}}\"\nURL = \"https://catalog.example.test/app\"\nMAIL = \"{{config.admin-email}} <{{config.admin-email}}>\"\nLITERAL = \"{{not.a.placeholder}} ${{ x }}\"\n"
+	res, err := importer.Import(importer.Hakopod, []byte(src), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importtest.Expect(t, res, []string{
+		"warning: env.BUCKET: hakopod template value storage-bucket has no default",
+		"warning: services.web.env.HOST: hakopod template value site_host has no default",
+		"warning: services.web.env.URL: hakopod template value site_url has no default",
+		"warning: services.web.env.MAIL: hakopod template value admin-email has no default",
+	})
+	env := res.Manifest.Spec.Services[0].Environment
+	for k, want := range map[string]string{
+		"BUCKET":  "${{ vars.storage-bucket }}",
+		"HOST":    "${{ vars.site_host }}",
+		"URL":     "${{ vars.site_url }}/app",
+		"MAIL":    "${{ vars.admin-email }} <${{ vars.admin-email }}>",
+		"LITERAL": "{{not.a.placeholder}} $${{ x }}",
+	} {
+		if env[k] != want {
+			t.Errorf("%s = %q, want %q", k, env[k], want)
+		}
+	}
+	if v := res.Manifest.Spec.Variables; len(v) != 4 {
+		t.Errorf("variables = %v", v)
 	}
 }
 

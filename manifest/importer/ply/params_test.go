@@ -44,7 +44,14 @@ func TestImport_ComputedParams(t *testing.T) {
 		{name: "reads a preset", src: app + "a = \"{host}:1\"\n[run.env]\nFIRST = \"{a}\"\n", check: first("app:1")},
 		{name: "cycle", src: app + "a = \"{b}\"\nb = \"{a}\"\n", diags: computedErr("a", "b")},
 		{name: "reads itself", src: app + "a = \"{a}\"\n", diags: computedErr("a")},
-		{name: "reads a failed param", src: app + "a = \"{b}\"\nb = \"{nope}\"\n", diags: computedErr("a", "b")},
+		{name: "reads a failed param", src: app + "a = \"{b}\"\nb = \"{nope}\"\n", diags: computedErr("b")},
+		// ply resolves a computed param only where it is read: a secret
+		// inside one nothing reads is fine (postgres's own url).
+		{name: "unread secret inside", src: app + "pw = { secret = true }\nurl = \"x://{pw}@{host}\"\n[run.env]\nFIRST = \"{name}\"\n", check: first("app")},
+		{name: "read secret inside", src: app + "pw = { secret = true }\nurl = \"x://{pw}@{host}\"\n[run.env]\nFIRST = \"{url}\"\n", diags: []string{"error: run.env.FIRST: {pw} is a secret inside a longer value"}},
+		{name: "live value", src: app + "a = \"{state}\"\n", diags: computedErr("a")},
+		{name: "another app's param", src: app + "a = \"{db.url}\"\n", diags: computedErr("a")},
+		{name: "unavailable fact", src: app + "[run.env]\nFIRST = \"{port}\"\n", diags: []string{"error: run.env.FIRST: {port} is not available here"}},
 		{name: "escaped braces", src: app + "a = \"{{b}}{name}\"\n[run.env]\nFIRST = \"{a}\"\n", check: first("{b}app")},
 		{name: "deep chain", src: string(paramChain(2000, "-", "end")), check: first("end" + strings.Repeat("-", 2000))},
 	})

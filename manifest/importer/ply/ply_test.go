@@ -10,8 +10,9 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Ply, "testdata", map[string]bool{
-		"flat.toml":  true,
-		"stack.toml": true,
+		"flat.toml":    true,
+		"stack.toml":   true,
+		"members.toml": true,
 		// grouped.toml builds from packages and unknown.toml names an
 		// unmapped registry package: errors.
 	})
@@ -109,7 +110,7 @@ func TestImport_Mappings(t *testing.T) {
 				}
 			}},
 		{name: "domain needs port", src: "[package]\nname = \"app\"\n[[service]]\nrun = \"./web\"\ndomain = \"a.example.com\"\n", diags: []string{"error: service[0].domain:"}},
-		{name: "after unknown", src: stack + "[[service]]\nrun = \"./web\"\nafter = [\"nope\"]\n", diags: []string{"error: service[1].after:"}},
+		{name: "after unknown", src: stack + "[[service]]\nrun = \"./web\"\nafter = [\"nope\"]\n", diags: []string{"error: service[1].after[0]:"}},
 	})
 }
 

@@ -11,11 +11,12 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/manifest/importer/internal/convert"
+	"github.com/slipwayhq/slipway/manifest/importer/internal/lines"
 )
 
 // Import translates a skali.yaml manifest.
 func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Diagnostic) {
-	d := &convert.Diags{Lines: lookup(lineIndex(data))}
+	d := &convert.Diags{Lines: lines.YAML(data).Lookup}
 	var raw map[string]any
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		d.Error("", "not valid YAML: %s", firstLine(err.Error()))
@@ -26,10 +27,16 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 		return nil, d.List
 	}
 	root := convert.NewObj(d, "", raw)
-	t := &translator{opts: opts, where: map[string]string{}, d: d, m: convert.New(), names: convert.Names{}, apps: map[string]string{}, dbs: map[string]*convert.Postgres{}, defaults: map[string]*string{}}
+	t := &translator{opts: opts, where: map[string]string{}, d: d, m: convert.New(), names: convert.Names{}, apps: map[string]string{}, dbs: map[string]*convert.Postgres{}}
+	t.vars = convert.Vars{D: d, What: "project value"}
 	name, _ := root.Str("name")
 	t.m.Metadata.Name = convert.AppName(d, opts, "name", name)
 	root.Skip("description")
+	// Keys older skali releases wrote and later removed (manifest change
+	// revisions 1, 4 and 5): skali manifest upgrade drops them.
+	root.Unsupported(convert.SeverityWarning, "version", "obsolete key: skali removed the manifest version (skali manifest upgrade drops it); it was ignored")
+	root.Unsupported(convert.SeverityWarning, "skali", "obsolete key: skali removed its release watermark (skali manifest upgrade drops it); it was ignored")
+	root.Unsupported(convert.SeverityWarning, "backups", "backup policies are not carried over: Slipway does not back up databases, buckets or volumes (skali itself moved backups out of the manifest)")
 
 	apps := root.Obj("applications")
 	if apps != nil {
@@ -58,16 +65,7 @@ func Import(data []byte, opts convert.Options) (*manifest.Manifest, []convert.Di
 		}
 	}
 	root.Done()
-	for _, k := range convert.SortedKeys(t.defaults) {
-		if t.m.Spec.Variables == nil {
-			t.m.Spec.Variables = map[string]manifest.Value{}
-		}
-		v := ""
-		if t.defaults[k] != nil {
-			v = *t.defaults[k]
-		}
-		t.m.Spec.Variables[k] = manifest.StringValue(v)
-	}
+	t.vars.Declare(t.m)
 	convert.Finalize(t.m, d, t.where, "applications")
 	return t.m, d.List
 }
@@ -87,8 +85,8 @@ type translator struct {
 	names convert.Names
 	apps  map[string]string // application key -> native service name
 	dbs   map[string]*convert.Postgres
-	// defaults holds every project value referenced, with its inline default.
-	defaults map[string]*string
+	// vars holds every project value referenced, with its inline default.
+	vars     convert.Vars
 	jobNames convert.Names
 }
 
@@ -125,13 +123,34 @@ func (t *translator) database(key string, o *convert.Obj) {
 		lost = append(lost, "availability "+availability+" (it is one container)")
 	}
 	if len(exts) > 0 {
-		lost = append(lost, "extensions "+strings.Join(exts, ", ")+" (the official image has no pgvector; run CREATE EXTENSION yourself)")
+		lost = append(lost, "extensions "+extensionsNote(exts))
 	}
 	msg := fmt.Sprintf("database %q becomes the service %q running postgres:%s on the volume %q with a generated superuser password; it accepts connections without a password from this application's private network (only its services reach it), storage size and backups are not managed", key, name, version, pg.Volume.Name)
 	if len(lost) > 0 {
 		msg += "; not carried over: " + strings.Join(lost, "; ")
 	}
 	o.Warn("", "%s", msg)
+}
+
+// extensionsNote says what becomes of declared extensions: the official
+// image ships PostgreSQL's contrib modules, but not pgvector.
+func extensionsNote(exts []string) string {
+	var contrib, vector []string
+	for _, e := range exts {
+		if e == "vector" {
+			vector = append(vector, e)
+		} else {
+			contrib = append(contrib, e)
+		}
+	}
+	var notes []string
+	if len(contrib) > 0 {
+		notes = append(notes, strings.Join(contrib, ", ")+" (the official image ships them: run CREATE EXTENSION yourself)")
+	}
+	if len(vector) > 0 {
+		notes = append(notes, "vector (the official image has no pgvector: use an image that includes it, such as pgvector/pgvector, and run CREATE EXTENSION yourself)")
+	}
+	return strings.Join(notes, ", ")
 }
 
 func (t *translator) application(key string, o *convert.Obj) {
@@ -168,7 +187,10 @@ func (t *translator) application(key string, o *convert.Obj) {
 		o.Skip(o.Keys()...)
 		return
 	}
-	o.Skip("platforms", "commands", "dev", "description")
+	o.Skip("description")
+	o.Unsupported(convert.SeverityWarning, "platforms", "platform restrictions are not carried over: Swarm runs the image on its nodes' platform")
+	o.Unsupported(convert.SeverityWarning, "commands", "named host-side commands (skali dev run) are not carried over: run them yourself")
+	o.Unsupported(convert.SeverityWarning, "dev", "local dev mode (skali dev) is not carried over")
 	if cmd, ok := o.Strings("command"); ok && len(cmd) > 0 {
 		svc.Command = convert.EscapeAll(cmd)
 	}
@@ -407,23 +429,11 @@ func (t *translator) expr(at, s string) (string, bool) {
 			t.d.Error(at, "%q is not a project value name (A-Z, 0-9 and _)", name)
 			return "", false
 		}
-		prev, seen := t.defaults[name]
-		switch {
-		case !seen:
-			if hasDef {
-				def = convert.EscapeRefs(def)
-				t.defaults[name] = &def
-			} else {
-				t.defaults[name] = nil
-				t.d.Warn(at, "project value %s has no default; it becomes the variable %s with an empty default: set its value for each environment in [spec.environments.<env>.variables]", name, name)
-			}
-		case hasDef && prev != nil && *prev != convert.EscapeRefs(def):
-			t.d.Error(at, "project value %s has two different inline defaults", name)
-		case hasDef && prev == nil:
-			def = convert.EscapeRefs(def)
-			t.defaults[name] = &def
+		var d *string
+		if hasDef {
+			d = &def
 		}
-		b.WriteString("${{ vars." + name + " }}")
+		b.WriteString(t.vars.Ref(at, name, d))
 		s = s[i+end+1:]
 	}
 }

@@ -11,9 +11,10 @@ import (
 
 func TestImport_Golden(t *testing.T) {
 	importtest.Golden(t, importer.Skali, "testdata", map[string]bool{
-		"minimal.yaml": true,
-		"orders.yaml":  true,
-		"values.yaml":  true,
+		"minimal.yaml":  true,
+		"orders.yaml":   true,
+		"values.yaml":   true,
+		"upgraded.yaml": true,
 		// team-wiki and photo-share declare buckets: errors.
 	})
 }
@@ -173,6 +174,46 @@ func TestImport_BuildNeedsRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	importtest.Expect(t, res, []string{"error: --repository: "})
+}
+
+// TestImport_Messages pins the wording issue #24 asked for: each line says
+// what becomes of the field, and nothing it does not apply to.
+func TestImport_Messages(t *testing.T) {
+	t.Parallel()
+	const app = "name: app\napplications:\n  web:\n    image: nginx:1.27\n"
+	tests := []struct {
+		name   string
+		src    string
+		want   []string // prefixes of diagnostic lines
+		absent []string // substrings no diagnostic may contain
+	}{
+		{name: "obsolete version", src: "version: \"1\"\n" + app,
+			want: []string{"warning: version: obsolete key: skali removed the manifest version"}, absent: []string{"unknown field"}},
+		{name: "obsolete watermark", src: "skali: v0.1.0\n" + app, want: []string{"warning: skali: obsolete key"}},
+		{name: "removed backups", src: app + "backups:\n  daily:\n    schedule: \"0 3 * * *\"\n", want: []string{"warning: backups: backup policies are not carried over"}},
+		{name: "contrib extensions", src: "name: app\ndatabases:\n  d:\n    engine: postgres\n    version: 17\n    extensions: [citext, pg_trgm]\n",
+			want: []string{"warning: databases.d: "}, absent: []string{"pgvector"}},
+		{name: "vector extension", src: "name: app\ndatabases:\n  d:\n    engine: postgres\n    version: 17\n    extensions: [vector]\n",
+			want: []string{"warning: databases.d: "}},
+		{name: "platforms", src: app + "    platforms: [linux/amd64]\n", want: []string{"warning: applications.web.platforms: platform restrictions are not carried over"}},
+		{name: "commands", src: app + "    commands:\n      seed: [bun, run, seed]\n", want: []string{"warning: applications.web.commands: named host-side commands"}},
+		{name: "dev", src: app + "    dev:\n      command: [bun, run, dev]\n", want: []string{"warning: applications.web.dev: local dev mode"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := importer.Import(importer.Skali, []byte(tt.src), importer.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			importtest.Expect(t, res, tt.want)
+			importtest.ExpectNone(t, res, tt.absent)
+		})
+	}
+	res, _ := importer.Import(importer.Skali, []byte("name: app\ndatabases:\n  d:\n    engine: postgres\n    version: 17\n    extensions: [citext, vector]\n"), importer.Options{})
+	if msg := res.Diagnostics[0].Message; !strings.Contains(msg, "citext (the official image ships them") || !strings.Contains(msg, "vector (the official image has no pgvector") {
+		t.Errorf("extension note = %s", msg)
+	}
 }
 
 func TestImport_BucketNamed(t *testing.T) {

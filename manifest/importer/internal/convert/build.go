@@ -18,6 +18,12 @@ type Options struct {
 	Repository   string
 	Branch       string
 	ManifestPath string
+	// Domain is the domain whose subdomains serve a Docker Compose file's
+	// published ports; without it, ports are only reported.
+	Domain string
+	// Filename is the source file's name as given (a path, perhaps), which
+	// names a Docker Compose project that does not name itself.
+	Filename string
 }
 
 // SelfRepository is the repository of a service the source platform built
@@ -135,4 +141,42 @@ func PruneDependencies(m *manifest.Manifest) {
 			s.DependsOn = nil
 		}
 	}
+}
+
+// LooksSecret reports whether an environment variable's name suggests a
+// secret (a password, token or key), for warnings about values that
+// Slipway would show in plans.
+func LooksSecret(key string) bool {
+	u := strings.ToUpper(key)
+	for _, s := range []string{"PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "_PW", "CREDENTIAL"} {
+		if strings.HasSuffix(u, s) || strings.Contains(u, s+"_") {
+			return true
+		}
+	}
+	return false
+}
+
+// VariableSecretNote is the warning for a secret-looking variable fed
+// from a deploy-time value.
+const VariableSecretNote = "Slipway variables are plain configuration shown in plans; if this is a secret, mount it as a stored secret file instead (slipway app secret)"
+
+// DropSecretFile removes key_FILE and the secret mount it names, when a
+// service sets key itself: images with the *_FILE convention refuse both.
+func DropSecretFile(svc *manifest.Service, key string) bool {
+	target, ok := svc.Environment[key+"_FILE"]
+	if !ok {
+		return false
+	}
+	delete(svc.Environment, key+"_FILE")
+	kept := svc.Secrets[:0]
+	for _, s := range svc.Secrets {
+		if s.Target != target {
+			kept = append(kept, s)
+		}
+	}
+	svc.Secrets = kept
+	if len(svc.Secrets) == 0 {
+		svc.Secrets = nil
+	}
+	return true
 }

@@ -56,7 +56,7 @@ func TestCPUMillis(t *testing.T) {
 
 func TestSeconds(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]int64{"30s": 30, "5m": 300, "1h30m": 5400, "1d": 86400, "500ms": 1, "2w": 1209600} {
+	for in, want := range map[string]int64{"1.5s": 2, "1500us": 1, "2µs": 1, "30s": 30, "5m": 300, "1h30m": 5400, "1d": 86400, "500ms": 1, "2w": 1209600} {
 		if got, err := Seconds(in); err != nil || got != want {
 			t.Errorf("Seconds(%q) = %d, %v; want %d", in, got, err, want)
 		}
@@ -111,5 +111,32 @@ func TestCheckHostname(t *testing.T) {
 		if _, err := CheckHostname(in, false); err == nil {
 			t.Errorf("CheckHostname(%q) accepted", in)
 		}
+	}
+}
+
+func TestPruneZero(t *testing.T) {
+	t.Parallel()
+	m := map[string]any{
+		"a": "", "b": int64(0), "c": false, "d": []any{}, "e": float64(0),
+		"keep": "x", "n": int64(1), "t": true,
+		"job":  map[string]any{"retries": int64(0)},
+		"list": []any{map[string]any{"sub_path": "", "volume": "v"}, ""},
+		"env":  map[string]any{"EMPTY": ""},
+	}
+	PruneZero(m, map[string]bool{"env": true})
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s kept", k)
+		}
+	}
+	if job, ok := m["job"].(map[string]any); !ok || len(job) != 0 {
+		t.Errorf("job = %v (tables stay, emptied)", m["job"])
+	}
+	list := m["list"].([]any)
+	if len(list) != 2 || len(list[0].(map[string]any)) != 1 {
+		t.Errorf("list = %v", list)
+	}
+	if m["env"].(map[string]any)["EMPTY"] != "" || m["keep"] != "x" || m["n"] != int64(1) || m["t"] != true {
+		t.Errorf("m = %v", m)
 	}
 }

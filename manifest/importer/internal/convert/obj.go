@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Obj is one table/mapping of a decoded source document. Every accessor marks
@@ -212,6 +213,17 @@ func (o *Obj) Objs(key string) []*Obj {
 	return out
 }
 
+// DoneKnown reports every key nobody read as an error saying it has no
+// translation, for sources whose loader already refused unknown keys; x-
+// extension keys are free-form and skipped.
+func (o *Obj) DoneKnown() {
+	for _, k := range o.Keys() {
+		if !o.used[k] && !strings.HasPrefix(k, "x-") {
+			o.Error(k, "has no Slipway translation and was not carried over")
+		}
+	}
+}
+
 // Done reports every key nobody read as an error.
 func (o *Obj) Done() {
 	for _, k := range o.Keys() {
@@ -278,4 +290,62 @@ func ScalarText(v any) (string, bool) {
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	}
 	return "", false
+}
+
+// PruneZero deletes, at every depth, the keys whose value is a zero scalar
+// ("", 0, false) or an empty array. Platforms that decode into Go structs,
+// like hakopod, treat those as unset, and write them out in full exports.
+// Tables are pruned but never deleted, even when they end up empty: a table's
+// presence can be the setting ([services.x.job] declares a job). Tables under
+// a key in keep, such as environment maps whose empty values are real, are
+// left whole; array elements are never removed, only pruned.
+func PruneZero(m map[string]any, keep map[string]bool) {
+	for k, v := range m {
+		if keep[k] {
+			continue
+		}
+		if isZero(v, keep) {
+			delete(m, k)
+		}
+	}
+}
+
+func isZero(v any, keep map[string]bool) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case []any:
+		for _, item := range x {
+			if sub, ok := item.(map[string]any); ok {
+				PruneZero(sub, keep)
+			}
+		}
+		return len(x) == 0
+	case map[string]any:
+		PruneZero(x, keep)
+	}
+	return false
+}
+
+// IsArrayOfTables reports the TOML [[name]] shape: a non-empty array of
+// tables.
+func IsArrayOfTables(v any) bool {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return false
+	}
+	for _, item := range list {
+		if _, isTable := item.(map[string]any); !isTable {
+			return false
+		}
+	}
+	return true
 }

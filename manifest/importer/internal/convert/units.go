@@ -95,11 +95,13 @@ func parseDecimal(s string, factor int64) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
-// Seconds parses a duration written as one or more number+unit pairs (ms, s,
-// m, h, d, w), such as 30s, 5m or 1h30m, and rounds up to whole seconds, since
-// every native duration is in seconds and rounding down could make a budget 0.
+// Seconds parses a duration written as one or more number+unit pairs (ns,
+// us or µs, ms, s, m, h, d, w), such as 30s, 5m, 1h30m or 1.5s, and rounds up
+// to whole seconds, since every native duration is in seconds and rounding
+// down could make a budget 0. It accepts Go's time.ParseDuration units (which
+// gordon uses) and the d and w of skali's durations.
 func Seconds(s string) (int64, error) {
-	s = strings.TrimSpace(s)
+	s = strings.NewReplacer("µs", "us", "μs", "us").Replace(strings.TrimSpace(s))
 	if s == "" {
 		return 0, fmt.Errorf("empty duration")
 	}
@@ -119,9 +121,9 @@ func Seconds(s string) (int64, error) {
 		if _, err := fmt.Sscanf(num, "%g", &n); err != nil || num == "" {
 			return 0, fmt.Errorf("%q is not a duration such as 30s, 5m or 1h", s)
 		}
-		mult, ok := map[string]float64{"ms": 1, "s": 1e3, "m": 60e3, "h": 3600e3, "d": 86400e3, "w": 7 * 86400e3}[unit]
+		mult, ok := map[string]float64{"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3, "m": 60e3, "h": 3600e3, "d": 86400e3, "w": 7 * 86400e3}[unit]
 		if !ok {
-			return 0, fmt.Errorf("%q is not a duration such as 30s, 5m or 1h (units ms, s, m, h, d, w)", s)
+			return 0, fmt.Errorf("%q is not a duration such as 30s, 5m or 1h (units ns, us, ms, s, m, h, d, w)", s)
 		}
 		totalMS += n * mult
 		rest = rest[j:]

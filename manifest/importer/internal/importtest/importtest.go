@@ -56,6 +56,41 @@ func RoundTrip(t testing.TB, m *manifest.Manifest) {
 		if errs := manifest.Validate(back, manifest.ValidateOptions{}); len(errs) > 0 {
 			t.Fatalf("the imported manifest does not validate after a %s round trip: %v\n%s", format, errs, out)
 		}
+		RenderAll(t, back)
+	}
+}
+
+// Placeholder is the value RenderAll gives variables an import declared
+// without a default, as a user would set them per environment. It is valid
+// wherever such a variable is used: text, hostnames and URLs.
+const Placeholder = "value.example.com"
+
+// RenderAll renders m for every environment it has (its declared ones, else
+// production) and for a preview, as a deployment would, and fails on any
+// error. Variables an import declared with an empty default stand for
+// values the user must set, so they render as Placeholder.
+func RenderAll(t testing.TB, m *manifest.Manifest) {
+	t.Helper()
+	overrides := map[string]manifest.Value{}
+	for name, v := range m.Spec.Variables {
+		if v.IsString() && v.String() == "" {
+			overrides[name] = manifest.StringValue(Placeholder)
+		}
+	}
+	targets := []manifest.RenderContext{}
+	for _, env := range manifest.ExistingEnvironments(m) {
+		targets = append(targets, manifest.RenderContext{Environment: env.Name})
+	}
+	targets = append(targets, manifest.RenderContext{Environment: "app-feature-3fa2c1", Preview: true})
+	for _, rc := range targets {
+		rc.DeploymentID = manifest.PlanDeploymentID
+		rc.Overrides = overrides
+		if m.Spec.Manifest != nil {
+			rc.GitBranch, rc.GitSHA = "main", manifest.PlanGitSHA
+		}
+		if _, errs := manifest.Render(m, rc); len(errs) > 0 {
+			t.Fatalf("the imported manifest does not render for %s %s: %v", map[bool]string{true: "preview", false: "environment"}[rc.Preview], rc.Environment, errs)
+		}
 	}
 }
 
@@ -64,6 +99,12 @@ func RoundTrip(t testing.TB, m *manifest.Manifest) {
 // manifest. wantOK lists the files that must import without errors; every
 // other file must report at least one error.
 func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
+	t.Helper()
+	GoldenWith(t, dialect, dir, Options, wantOK)
+}
+
+// GoldenWith is Golden importing with opts.
+func GoldenWith(t *testing.T, dialect, dir string, opts importer.Options, wantOK map[string]bool) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
@@ -81,7 +122,7 @@ func Golden(t *testing.T, dialect, dir string, wantOK map[string]bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := importer.Import(dialect, data, Options)
+			res, err := importer.Import(dialect, data, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,5 +216,17 @@ func Expect(t *testing.T, res importer.Result, want []string) {
 	}
 	if res.Manifest != nil {
 		RoundTrip(t, res.Manifest)
+	}
+}
+
+// ExpectNone checks that no diagnostic line contains any of the substrings.
+func ExpectNone(t *testing.T, res importer.Result, substrings []string) {
+	t.Helper()
+	for _, d := range res.Diagnostics {
+		for _, s := range substrings {
+			if strings.Contains(d.String(), s) {
+				t.Errorf("diagnostic %q contains %q", d.String(), s)
+			}
+		}
 	}
 }
