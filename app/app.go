@@ -68,6 +68,9 @@ type Config struct {
 	// AllowFileURLs accepts manifests naming file:// repositories: the
 	// operator's [git] allow_file_urls (off by default).
 	AllowFileURLs bool
+	// PublicURL is where people reach the dashboard (config public_url),
+	// shown in snippets to copy; "" uses each request's own address.
+	PublicURL string
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -92,7 +95,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -211,6 +214,7 @@ type handler struct {
 	logs     ServiceLogReader
 	previews *service.Previews // nil: previews are listed and deleted, not created
 	fileURLs bool              // [git] allow_file_urls
+	public   string            // Config.PublicURL
 
 	dummyHash string
 }

@@ -24,10 +24,8 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
-	}
-	return h.showEnvironments(c, a, header, nil, env.Name+" created; deploy it to start its services.", 0)
+	return h.done(c, "Environment "+env.Name+" created; nothing runs in it yet: deploy it to start its services.", "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }
 
 // environmentRename renames an environment the manifest does not declare,
@@ -45,8 +43,6 @@ func (h *handler) environmentRename(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
-	}
-	return h.showEnvironments(c, a, header, nil, old+" renamed to "+env.Name+"; its services keep running, deploy it to render the new name.", 0)
+	return h.done(c, "Environment "+old+" renamed to "+env.Name+"; its services keep running: deploy it to render the new name.", "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -42,5 +43,6 @@ func (h *handler) environmentDeploy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.flashOK(c, fmt.Sprintf("Deploying %s at revision %d. The timeline below follows it; the environment keeps running what it ran until the rollout succeeds.", env.Name, d.Revision))
 	return redirect(c, "/applications/"+a.ID+"/deployments/"+d.ID)
 }

@@ -91,6 +91,9 @@ func (h *handler) showEnvironments(c *fiber.Ctx, a store.Application, header pag
 	}
 	if revision > 0 {
 		header.Revision = revision
+		for i := range header.Envs {
+			header.Envs[i].Pending = revision > header.Envs[i].Deployed
+		}
 	}
 	status := http.StatusOK
 	if errs != nil {
@@ -115,15 +118,12 @@ func (h *handler) editManifestTab(c *fiber.Ctx, a store.Application, tab string,
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/"+tab)
-	}
 	if res.Unchanged {
 		notice = "Nothing changed: the manifest already says so."
 	} else {
-		notice += fmt.Sprintf(" Saved as revision %d; deploy to apply it.", res.Revision.Revision)
+		notice += fmt.Sprintf(" Saved as revision %d; it is not deployed yet: use Deploy at the top of the page to apply it.", res.Revision.Revision)
 	}
-	return show("", notice, res.Revision.Revision)
+	return h.done(c, notice, "/applications/"+a.ID+"/"+tab, func(notice string) error { return show("", notice, res.Revision.Revision) })
 }
 
 // formRevision is the revision the form was rendered from, so an edit
