@@ -175,6 +175,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/settings/delete", h.requireScope(auth.AppsDelete), h.applicationDeleteConfirmed)
 	f.Post("/applications/:app/variables", h.requireScope(auth.AppsWrite), h.variableSet)
 	f.Post("/applications/:app/variables/unset", h.requireScope(auth.AppsWrite), h.variableUnset)
+	f.Post("/applications/:app/services/:service/environment", h.requireScope(auth.AppsWrite), h.serviceEnvironmentEdit)
 	f.Post("/applications/:app/environments/:environment/settings", h.requireScope(auth.AppsWrite), h.environmentSettingUpdate)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
