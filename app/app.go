@@ -113,6 +113,7 @@ func New(cfg Config) *fiber.App {
 	f.Use(recover.New(), securityHeaders)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
+	f.Get(schemaPath, h.manifestSchema)
 
 	if cfg.Webhook != nil {
 		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
