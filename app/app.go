@@ -157,6 +157,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/environments/:environment/deploy", h.requireScope(auth.AppsDeploy), h.environmentDeploy)
 	f.Get("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsRead), h.environmentPromote)
 	f.Post("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsDeploy), h.environmentPromote)
+	f.Post("/applications/:app/environments/:environment/promote-from", h.requireScope(auth.AppsWrite), h.environmentPromoteFrom)
 	f.Get("/applications/:app/events", h.requireScope(auth.AppsRead), h.eventList)
 	f.Get("/applications/:app/previews", h.requireScope(auth.AppsRead), h.previewList)
 	f.Post("/applications/:app/previews", h.requireScope(auth.AppsDeploy), h.previewCreate)
