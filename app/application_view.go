@@ -34,6 +34,21 @@ func (h *handler) loadApplication(c *fiber.Ctx, tab string) (store.Application, 
 	return a, header, err
 }
 
+// loadEnvironment is loadApplication with the :environment parameter (an
+// id) read within it; an environment of another application, or a
+// preview, is not found.
+func (h *handler) loadEnvironment(c *fiber.Ctx, tab string) (store.Application, page.AppHeader, store.Environment, error) {
+	a, header, err := h.loadApplication(c, tab)
+	if err != nil {
+		return a, header, store.Environment{}, err
+	}
+	env, err := h.store.GetEnvironment(c.UserContext(), a.TeamID, c.Params("environment"))
+	if err == nil && env.ApplicationID != a.ID {
+		err = fiber.ErrNotFound
+	}
+	return a, header, env, err
+}
+
 // appHeader names the application with its environments: which have a
 // saved revision they do not run yet (pending) and which Deploy builds.
 func (h *handler) appHeader(ctx context.Context, a store.Application, tab string) (page.AppHeader, error) {

@@ -19,18 +19,11 @@ import (
 // promotes the source deployment the plan showed (POST, deployment_id),
 // refused with promotion_source_changed once the source moved on.
 func (h *handler) environmentPromote(c *fiber.Ctx) error {
-	a, header, err := h.loadApplication(c, "environments")
+	a, header, env, err := h.loadEnvironment(c, "environments")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	env, err := h.store.GetEnvironment(ctx, a.TeamID, c.Params("environment"))
-	if err != nil {
-		return err
-	}
-	if env.ApplicationID != a.ID {
-		return fiber.ErrNotFound
-	}
 	if env.Kind != store.KindEnvironment {
 		return fiber.ErrNotFound // previews are never promoted
 	}
@@ -139,16 +132,12 @@ func (h *handler) promotionSourceView(c *fiber.Ctx, a store.Application, env sto
 // from the chosen one (service.SetPromoteFrom: in its manifest block when
 // declared), then shows the promotion's plan.
 func (h *handler) environmentPromoteFrom(c *fiber.Ctx) error {
-	a, header, err := h.loadApplication(c, "environments")
+	a, header, env, err := h.loadEnvironment(c, "environments")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	env, err := h.store.GetEnvironment(ctx, a.TeamID, c.Params("environment"))
-	if err != nil {
-		return err
-	}
-	if env.ApplicationID != a.ID || env.Kind != store.KindEnvironment {
+	if env.Kind != store.KindEnvironment {
 		return fiber.ErrNotFound
 	}
 	source := c.FormValue("promote_from")
