@@ -47,7 +47,9 @@ func (u *ui) run(step string, actions ...chromedp.Action[chromedp.Void]) {
 // eval reads a string from the page.
 func (u *ui) eval(step, js string) string {
 	u.t.Helper()
-	v, err := chromedp.Run(u.ctx, chromedp.Evaluate[string](js))
+	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil {
 		u.fail(step, err)
 	}
@@ -68,14 +70,22 @@ func (u *ui) count(sel string) int {
 	return n
 }
 
-// waitCount waits until n elements match sel.
+// waitCount waits until n elements match sel, across the page being
+// replaced by the one a form post leads to.
 func (u *ui) waitCount(step, sel string, n int) {
 	u.t.Helper()
-	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, sel, n))); err != nil {
-		u.fail(step, fmt.Errorf("%d elements match %s, want %d: %w", u.count(sel), sel, n, err))
+	js := fmt.Sprintf(`String(document.readyState === "complete" ? document.querySelectorAll(%q).length : -1)`, sel)
+	got := ""
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(u.ctx, 10*time.Second)
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		cancel()
+		if err == nil && v == fmt.Sprint(n) {
+			return
+		}
+		got = v
 	}
+	u.fail(step, fmt.Errorf("%s elements match %s, want %d", got, sel, n))
 }
 
 // wantText waits for sel to contain want.
@@ -297,8 +307,11 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	vctx, vcancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	defer vcancel()
 	v := &ui{t: t, ctx: vctx, shots: o.shots, who: "viewer"}
+	// A browser context keeps its first Run's context: start it without a deadline.
+	if err := chromedp.Do(vctx, chromedp.Navigate(invite)); err != nil {
+		t.Fatalf("open the invitation in a new browser context: %v", err)
+	}
 	v.run("accept the invitation",
-		chromedp.Navigate(invite),
 		chromedp.WaitVisible(css(`[data-testid="invitation-form"]`)),
 		chromedp.SetValue(css(`#f-email`), "viewer@example.com"),
 		chromedp.SendKeys(css(`#f-password`), "another horse battery staple"),
