@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -71,11 +71,11 @@ func hostnameConflictError(ctx context.Context, tx *store.Store, a Actor, render
 	owner, err := tx.TeamHostnameOwner(ctx, a.TeamID, hostname)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return &InputError{Field: field, Code: "hostname_conflict", Message: jobs.HostnameConflictMessage(hostname, nil, env)}
+		return &InputError{Field: field, Code: "hostname_conflict", Message: pipeline.HostnameConflictMessage(hostname, nil, env)}
 	case err != nil:
 		return err
 	}
-	return &InputError{Field: field, Code: "hostname_conflict", Message: jobs.HostnameConflictMessage(hostname, &owner, env)}
+	return &InputError{Field: field, Code: "hostname_conflict", Message: pipeline.HostnameConflictMessage(hostname, &owner, env)}
 }
 
 // HostnameClashes says, for each hostname the saved manifest renders for
@@ -110,7 +110,7 @@ func HostnameClashes(ctx context.Context, st *store.Store, a Actor, appID, envNa
 			return nil, err
 		}
 		if owner.EnvironmentID != env.ID {
-			out = append(out, jobs.HostnameConflictMessage(store.NormalizeHostname(rt.Hostname), &owner, env))
+			out = append(out, pipeline.HostnameConflictMessage(store.NormalizeHostname(rt.Hostname), &owner, env))
 		}
 	}
 	return out, nil
