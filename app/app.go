@@ -68,6 +68,9 @@ type Config struct {
 	// AllowFileURLs accepts manifests naming file:// repositories: the
 	// operator's [git] allow_file_urls (off by default).
 	AllowFileURLs bool
+	// PublicURL is where people reach the dashboard (config public_url),
+	// shown in snippets to copy; "" uses each request's own address.
+	PublicURL string
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -92,7 +95,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -110,6 +113,7 @@ func New(cfg Config) *fiber.App {
 	f.Use(recover.New(), securityHeaders)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
+	f.Get(schemaPath, h.manifestSchema)
 
 	if cfg.Webhook != nil {
 		f.Post("/webhooks/github", adaptor.HTTPHandler(cfg.Webhook))
@@ -153,6 +157,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/environments/:environment/deploy", h.requireScope(auth.AppsDeploy), h.environmentDeploy)
 	f.Get("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsRead), h.environmentPromote)
 	f.Post("/applications/:app/environments/:environment/promote", h.requireScope(auth.AppsDeploy), h.environmentPromote)
+	f.Post("/applications/:app/environments/:environment/promote-from", h.requireScope(auth.AppsWrite), h.environmentPromoteFrom)
 	f.Get("/applications/:app/events", h.requireScope(auth.AppsRead), h.eventList)
 	f.Get("/applications/:app/previews", h.requireScope(auth.AppsRead), h.previewList)
 	f.Post("/applications/:app/previews", h.requireScope(auth.AppsDeploy), h.previewCreate)
@@ -172,6 +177,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/settings/delete", h.requireScope(auth.AppsDelete), h.applicationDeleteConfirmed)
 	f.Post("/applications/:app/variables", h.requireScope(auth.AppsWrite), h.variableSet)
 	f.Post("/applications/:app/variables/unset", h.requireScope(auth.AppsWrite), h.variableUnset)
+	f.Post("/applications/:app/services/:service/environment", h.requireScope(auth.AppsWrite), h.serviceEnvironmentEdit)
 	f.Post("/applications/:app/environments/:environment/settings", h.requireScope(auth.AppsWrite), h.environmentSettingUpdate)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
@@ -211,6 +217,7 @@ type handler struct {
 	logs     ServiceLogReader
 	previews *service.Previews // nil: previews are listed and deleted, not created
 	fileURLs bool              // [git] allow_file_urls
+	public   string            // Config.PublicURL
 
 	dummyHash string
 }

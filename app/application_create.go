@@ -12,7 +12,7 @@ import (
 
 func (h *handler) applicationCreate(c *fiber.Ctx) error {
 	name := c.FormValue("name")
-	_, err := service.CreateApplication(c.UserContext(), h.store, visitorOf(c).actor(), name)
+	a, err := service.CreateApplication(c.UserContext(), h.store, visitorOf(c).actor(), name)
 	if errs, ok := fieldErrors(err); ok {
 		rows, err := h.applicationRows(c)
 		if err != nil {
@@ -23,5 +23,7 @@ func (h *handler) applicationCreate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/applications")
+	// Its Manifest tab starts from a manifest naming it, ready to edit.
+	h.flashOK(c, "Created application "+a.Name+". It has no manifest yet: edit the starter below and save it.")
+	return redirect(c, "/applications/"+a.ID+"/manifest")
 }

@@ -33,5 +33,6 @@ func (h *handler) applicationDeleteConfirmed(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.flashOK(c, deletedMessage(a.Name))
 	return redirect(c, "/applications")
 }

@@ -37,7 +37,7 @@ func TestApplication_DeleteRefusedWhileDeploying(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := br.post("/applications/"+a.ID+"/delete", nil)
+	r := br.post("/applications/"+a.ID+"/delete", url.Values{"confirm": {"web"}})
 	wantStatus(t, r, http.StatusConflict)
 	if msg := testid(r, "error-message").Text(); !strings.Contains(msg, d.ID) || !strings.Contains(msg, "deployment_in_progress") {
 		t.Fatalf("refusal %q does not name the deployment and the code", msg)
@@ -111,7 +111,7 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 	}
 
 	// Filtered by name only: the answer keeps the search.
-	r = br.htmx("/applications/"+apps["webshop"].ID+"/delete", url.Values{"q": {"web"}})
+	r = br.htmx("/applications/"+apps["webshop"].ID+"/delete", url.Values{"q": {"web"}, "confirm": {"webshop"}})
 	wantStatus(t, r, http.StatusOK)
 	if got := names(r); got != "web-admin,web-api" {
 		t.Fatalf("delete from q=web answered with %q, want web-admin,web-api", got)
@@ -122,7 +122,7 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 
 	// Filtered by name and state: the answer is the filtered list, here
 	// empty, saying what it was filtered by.
-	r = br.htmx("/applications/"+apps["web-admin"].ID+"/delete", url.Values{"q": {"web"}, "state": {"failed"}})
+	r = br.htmx("/applications/"+apps["web-admin"].ID+"/delete", url.Values{"q": {"web"}, "state": {"failed"}, "confirm": {"web-admin"}})
 	wantStatus(t, r, http.StatusOK)
 	if got := names(r); got != "" || !strings.Contains(testid(r, "applications-no-match").Text(), "failed") {
 		t.Fatalf("delete from q=web&state=failed answered with %q: %s", got, truncate(r.body))
@@ -130,7 +130,7 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 
 	// A plain post redirects to the filtered list; an unknown state is
 	// dropped as the list drops it.
-	r = br.post("/applications/"+apps["billing"].ID+"/delete", url.Values{"q": {"bill"}, "state": {"bogus"}})
+	r = br.post("/applications/"+apps["billing"].ID+"/delete", url.Values{"q": {"bill"}, "state": {"bogus"}, "confirm": {"billing"}})
 	wantStatus(t, r, http.StatusSeeOther)
 	if loc := r.header.Get("Location"); loc != "/applications?q=bill" {
 		t.Errorf("plain delete redirected to %q, want /applications?q=bill", loc)

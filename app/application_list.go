@@ -25,7 +25,11 @@ func (h *handler) applicationList(c *fiber.Ctx) error {
 	if c.Get("HX-Request") == "true" && c.Get("HX-Target") == "application-list" {
 		return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, f))
 	}
-	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, f, "", nil, editorFor(h.viewContext(c), "", 0, "")))
+	editor := editorFor(h.viewContext(c), "", 0, "")
+	if c.Query("example") != "" {
+		editor.Source, editor.Starter = starterManifest("my-app", h.publicURL(c)), true
+	}
+	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, f, "", nil, editor))
 }
 
 // applicationFilter reads the list's filter through value (the query

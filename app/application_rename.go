@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
@@ -26,5 +28,6 @@ func (h *handler) applicationRename(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.flashOK(c, fmt.Sprintf("Renamed %s to %s (saved as revision %d). Running services keep their names until the next deployment.", a.Name, res.Application.Name, res.Revision))
 	return redirect(c, "/applications/"+res.Application.ID+"/settings")
 }

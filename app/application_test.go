@@ -38,14 +38,26 @@ func TestApplication_CreateDelete(t *testing.T) {
 
 	r = br.get("/applications")
 	id, _ := testid(r, "application-row").Attr("data-id")
-	// htmx deletes swap in the refreshed list.
-	req := newFormRequest("/applications/"+id+"/delete", url.Values{"_csrf": {br.csrf}})
+	// The list guards deletion by the typed name, as Settings does: a
+	// wrong or missing name deletes nothing and says so.
+	for _, confirm := range []string{"", "wbe"} {
+		r = br.post("/applications/"+id+"/delete", url.Values{"confirm": {confirm}})
+		wantStatus(t, r, http.StatusUnprocessableEntity)
+		if msg := testid(r, "flash").Text(); !strings.Contains(msg, "confirmation_mismatch") || testid(r, "application-row").Length() != 1 {
+			t.Fatalf("delete confirmed with %q: flash %q", confirm, msg)
+		}
+	}
+	// htmx deletes swap in the refreshed list, and the flash out of band.
+	req := newFormRequest("/applications/"+id+"/delete", url.Values{"_csrf": {br.csrf}, "confirm": {"web"}})
 	req.Header.Set("HX-Request", "true")
 	r = br.do(req)
 	wantStatus(t, r, http.StatusOK)
 	if testid(r, "application-list").Length() != 1 || testid(r, "applications-empty").Length() != 1 || strings.Contains(r.body, "<html") {
 		t.Fatalf("htmx delete did not answer with the empty list fragment:\n%s", truncate(r.body))
 	}
+	if oob, _ := testid(r, "flash-region").Attr("hx-swap-oob"); oob != "true" || !strings.Contains(testid(r, "flash").Text(), "Deleted application web") {
+		t.Fatalf("htmx delete has no flash out of band:\n%s", truncate(r.body))
+	}
 	// Deleting again is 404, like any object that does not exist.
-	wantStatus(t, br.post("/applications/"+id+"/delete", nil), http.StatusNotFound)
+	wantStatus(t, br.post("/applications/"+id+"/delete", url.Values{"confirm": {"web"}}), http.StatusNotFound)
 }

@@ -30,7 +30,50 @@ func (h *handler) loadApplication(c *fiber.Ctx, tab string) (store.Application, 
 	if err != nil {
 		return store.Application{}, page.AppHeader{}, err
 	}
-	return a, page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: tab}, nil
+	header, err := h.appHeader(c.UserContext(), a, tab)
+	return a, header, err
+}
+
+// loadEnvironment is loadApplication with the :environment parameter (an
+// id) read within it; an environment of another application, or a
+// preview, is not found.
+func (h *handler) loadEnvironment(c *fiber.Ctx, tab string) (store.Application, page.AppHeader, store.Environment, error) {
+	a, header, err := h.loadApplication(c, tab)
+	if err != nil {
+		return a, header, store.Environment{}, err
+	}
+	env, err := h.store.GetEnvironment(c.UserContext(), a.TeamID, c.Params("environment"))
+	if err == nil && env.ApplicationID != a.ID {
+		err = fiber.ErrNotFound
+	}
+	return a, header, env, err
+}
+
+// appHeader names the application with its environments: which have a
+// saved revision they do not run yet (pending) and which Deploy builds.
+func (h *handler) appHeader(ctx context.Context, a store.Application, tab string) (page.AppHeader, error) {
+	header := page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: tab}
+	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
+	if err != nil {
+		return header, err
+	}
+	for _, e := range envs {
+		if e.Kind != store.KindEnvironment {
+			continue
+		}
+		he := page.HeaderEnvironment{ID: e.ID, Name: e.Name, PromoteOnly: e.PromoteFrom != ""}
+		ds, err := h.store.ListDeployments(ctx, a.TeamID, store.DeploymentFilter{EnvironmentID: e.ID, Limit: 1})
+		if err != nil {
+			return header, err
+		}
+		if len(ds) == 1 {
+			he.Deployed = ds[0].Revision
+		}
+		he.Pending = a.CurrentRevision > he.Deployed
+		header.Envs = append(header.Envs, he)
+	}
+	sort.Slice(header.Envs, func(i, j int) bool { return header.Envs[i].Name < header.Envs[j].Name })
+	return header, nil
 }
 
 // isFragment is true when htmx asks for a piece of a page rather than a
@@ -311,4 +354,17 @@ func manifestErrorViews(err error) ([]partial.ManifestErrorView, bool) {
 		return li < lj
 	})
 	return out, true
+}
+
+// environmentNames maps the application's environment ids to names.
+func (h *handler) environmentNames(ctx context.Context, teamID, appID string) (map[string]string, error) {
+	envs, err := h.store.ListEnvironments(ctx, teamID, appID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(envs))
+	for _, e := range envs {
+		out[e.ID] = e.Name
+	}
+	return out, nil
 }

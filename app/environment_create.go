@@ -1,9 +1,12 @@
 package app
 
 import (
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/views"
 )
 
 // This file answers the Environments tab's create and rename forms,
@@ -24,10 +27,21 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
+	msg := "Environment " + env.Name + " created; nothing runs in it yet: deploy it to start its services."
+	clashes, err := service.HostnameClashes(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, env.Name)
+	if err != nil {
+		return err
 	}
-	return h.showEnvironments(c, a, header, nil, env.Name+" created; deploy it to start its services.", 0)
+	if len(clashes) > 0 {
+		msg = "Environment " + env.Name + " created, but deploying it would fail (hostname_conflict): " + strings.Join(clashes, "; ") + "."
+		if !isFragment(c) {
+			h.setFlash(c, views.Flash{Kind: "error", Message: msg})
+			return redirect(c, "/applications/"+a.ID+"/environments")
+		}
+		return h.showEnvironments(c, a, header, map[string]string{"create": msg}, "", 0)
+	}
+	return h.done(c, msg, "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }
 
 // environmentRename renames an environment the manifest does not declare,
@@ -45,8 +59,6 @@ func (h *handler) environmentRename(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
-	}
-	return h.showEnvironments(c, a, header, nil, old+" renamed to "+env.Name+"; its services keep running, deploy it to render the new name.", 0)
+	return h.done(c, "Environment "+old+" renamed to "+env.Name+"; its services keep running: deploy it to render the new name.", "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }

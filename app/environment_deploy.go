@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -11,18 +12,11 @@ import (
 
 // environmentDeploy deploys the environment from the saved manifest.
 func (h *handler) environmentDeploy(c *fiber.Ctx) error {
-	a, header, err := h.loadApplication(c, "environments")
+	a, header, env, err := h.loadEnvironment(c, "environments")
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	env, err := h.store.GetEnvironment(ctx, a.TeamID, c.Params("environment"))
-	if err != nil {
-		return err
-	}
-	if env.ApplicationID != a.ID {
-		return fiber.ErrNotFound
-	}
 	d, err := service.RequestDeployment(ctx, h.store, visitorOf(c).actor(), h.enqueue, a.ID, env.Name)
 	var ie *service.InputError
 	if errors.As(err, &ie) {
@@ -42,5 +36,6 @@ func (h *handler) environmentDeploy(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.flashOK(c, fmt.Sprintf("Deploying %s at revision %d. The timeline below follows it; the environment keeps running what it ran until the rollout succeeds.", env.Name, d.Revision))
 	return redirect(c, "/applications/"+a.ID+"/deployments/"+d.ID)
 }

@@ -60,10 +60,8 @@ func (h *handler) environmentBranchUpdate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
-	}
-	return h.showEnvironments(c, a, header, nil, "Branch and sync of "+env+" saved; the next deployment reads them.", 0)
+	return h.done(c, "Branch and sync of "+env+" saved; the next deployment reads them.", "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }
 
 // environmentDelete deletes an environment once the visitor typed its
@@ -85,8 +83,6 @@ func (h *handler) environmentDelete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/environments")
-	}
-	return h.showEnvironments(c, a, header, nil, env+" deleted; its services are being removed. Named volumes are retained.", 0)
+	return h.done(c, "Environment "+env+" deleted; its services are being removed. Named volumes are retained.", "/applications/"+a.ID+"/environments",
+		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
 }

@@ -37,23 +37,27 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 	if m == nil {
 		return t, nil
 	}
-	t.Scopes = append(t.Scopes, page.VariableScope{Key: "", Label: "Defaults", Hint: "Used by every environment and preview that sets no value of its own.", Rows: variableRows(m.Spec.Variables)})
+	uses := manifest.VariableUses(m)
+	t.Scopes = append(t.Scopes, page.VariableScope{Key: "", Label: "Defaults", Hint: "Used by every environment and preview that sets no value of its own.", Rows: variableRows(m.Spec.Variables, uses)})
 	for _, e := range envs {
-		t.Scopes = append(t.Scopes, page.VariableScope{Key: "env:" + e.Name, Label: e.Name, Rows: variableRows(m.Spec.Environments[e.Name].Variables)})
+		t.Scopes = append(t.Scopes, page.VariableScope{Key: "env:" + e.Name, Label: e.Name, Rows: variableRows(m.Spec.Environments[e.Name].Variables, uses)})
 	}
 	var previewVars map[string]manifest.Value
 	if m.Spec.Previews != nil {
 		previewVars = m.Spec.Previews.Variables
 		t.Previews = m.Spec.Previews.Visibility
 	}
-	t.Scopes = append(t.Scopes, page.VariableScope{Key: "previews", Label: "Every preview", Hint: "Previews use these over the defaults.", Rows: variableRows(previewVars)})
+	t.Scopes = append(t.Scopes, page.VariableScope{Key: "previews", Label: "Every preview", Hint: "Previews use these over the defaults.", Rows: variableRows(previewVars, uses)})
+	for _, svc := range m.Spec.Services {
+		t.Services = append(t.Services, page.ServiceEnvironment{Service: svc.Name, Text: service.FormatDotenv(svc.Environment)})
+	}
 	for i := range t.Scopes {
 		t.Scopes[i].Error = errs["vars:"+t.Scopes[i].Key]
 	}
 	return t, nil
 }
 
-func variableRows(vars map[string]manifest.Value) []page.VariableRow {
+func variableRows(vars map[string]manifest.Value, uses map[string][]string) []page.VariableRow {
 	rows := make([]page.VariableRow, 0, len(vars))
 	for name, v := range vars {
 		typ := "text"
@@ -63,7 +67,7 @@ func variableRows(vars map[string]manifest.Value) []page.VariableRow {
 		case bool:
 			typ = "boolean"
 		}
-		rows = append(rows, page.VariableRow{Name: name, Value: v.String(), Type: typ})
+		rows = append(rows, page.VariableRow{Name: name, Value: v.String(), Type: typ, UsedBy: uses[name]})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	return rows
@@ -89,11 +93,19 @@ func (h *handler) showEnvironments(c *fiber.Ctx, a store.Application, header pag
 	if err != nil {
 		return err
 	}
+	return h.showEnvironmentsTab(c, a, header, t, errs != nil, revision)
+}
+
+// showEnvironmentsTab renders t; refused says a form's edit was refused.
+func (h *handler) showEnvironmentsTab(c *fiber.Ctx, a store.Application, header page.AppHeader, t page.EnvironmentsTab, refused bool, revision int64) error {
 	if revision > 0 {
 		header.Revision = revision
+		for i := range header.Envs {
+			header.Envs[i].Pending = revision > header.Envs[i].Deployed
+		}
 	}
 	status := http.StatusOK
-	if errs != nil {
+	if refused {
 		status = formErrorStatus(c)
 	}
 	return h.render(c, status, a.Name+" · Environments", page.ApplicationEnvironments(header, t))
@@ -115,15 +127,12 @@ func (h *handler) editManifestTab(c *fiber.Ctx, a store.Application, tab string,
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return redirect(c, "/applications/"+a.ID+"/"+tab)
-	}
 	if res.Unchanged {
 		notice = "Nothing changed: the manifest already says so."
 	} else {
-		notice += fmt.Sprintf(" Saved as revision %d; deploy to apply it.", res.Revision.Revision)
+		notice += fmt.Sprintf(" Saved as revision %d; it is not deployed yet: use Deploy at the top of the page to apply it.", res.Revision.Revision)
 	}
-	return show("", notice, res.Revision.Revision)
+	return h.done(c, notice, "/applications/"+a.ID+"/"+tab, func(notice string) error { return show("", notice, res.Revision.Revision) })
 }
 
 // formRevision is the revision the form was rendered from, so an edit

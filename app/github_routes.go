@@ -40,6 +40,12 @@ type githubUI struct {
 // session and CSRF middleware.
 func registerGitHub(f *fiber.App, h *handler, cfg *GitHub) {
 	if cfg == nil || cfg.Source == nil {
+		// The navigation links here on every server: say why there is
+		// nothing, rather than answer 404.
+		f.Get("/github", h.requireTeam, func(c *fiber.Ctx) error {
+			return h.renderError(c, http.StatusServiceUnavailable, "github_unavailable",
+				"GitHub is not set up on this server: it needs the server's secret key (secret_key_file or secret_key in the configuration) to sign GitHub's install and setup links. Restart slipway serve with one.")
+		})
 		return
 	}
 	g := &githubUI{handler: h, cfg: *cfg}

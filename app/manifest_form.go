@@ -93,5 +93,9 @@ func (h *handler) renderEditor(c *fiber.Ctx, status int, f manifestForm, editor 
 	if err != nil {
 		return err
 	}
-	return h.render(c, status, a.Name+" · Manifest", page.ApplicationManifest(page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: "manifest"}, v))
+	header, err := h.appHeader(c.UserContext(), a, "manifest")
+	if err != nil {
+		return err
+	}
+	return h.render(c, status, a.Name+" · Manifest", page.ApplicationManifest(header, v))
 }

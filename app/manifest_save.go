@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -74,6 +75,11 @@ func (h *handler) manifestSave(c *fiber.Ctx) error {
 		return err
 	}
 	base := "/applications/" + res.Application.ID
+	names, err := h.environmentNames(c.UserContext(), res.Application.TeamID, res.Application.ID)
+	if err != nil {
+		return err
+	}
+	h.flashOK(c, saveMessage(res, names))
 	switch {
 	case len(res.Deployments) == 1:
 		return redirect(c, base+"/deployments/"+res.Deployments[0].ID)
@@ -83,4 +89,40 @@ func (h *handler) manifestSave(c *fiber.Ctx) error {
 		return redirect(c, base)
 	}
 	return redirect(c, base+"/manifest")
+}
+
+// saveMessage says what a save did and what comes next.
+func saveMessage(res service.ApplyResult, envNames map[string]string) string {
+	rev := res.Revision.Revision
+	var b strings.Builder
+	switch {
+	case res.Created:
+		fmt.Fprintf(&b, "Created application %s from revision %d.", res.Application.Name, rev)
+	case res.Unchanged:
+		fmt.Fprintf(&b, "Nothing changed: revision %d already says this.", rev)
+	default:
+		fmt.Fprintf(&b, "Saved revision %d of %s.", rev, res.Application.Name)
+	}
+	if len(res.CreatedEnvironments) > 0 {
+		fmt.Fprintf(&b, " New %s: %s.", plural(len(res.CreatedEnvironments), "environment", "environments"), strings.Join(res.CreatedEnvironments, ", "))
+	}
+	var deployed []string
+	for _, d := range res.Deployments {
+		deployed = append(deployed, envNames[d.EnvironmentID])
+	}
+	switch {
+	case len(deployed) > 0:
+		fmt.Fprintf(&b, " Deploying %s: follow it below.", strings.Join(deployed, ", "))
+	case !res.Unchanged:
+		b.WriteString(" It is not deployed yet: use Deploy at the top of the page to apply it.")
+	}
+	return b.String()
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -24,7 +24,13 @@ func (h *handler) manifestShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.manifestView(c, a, editorFor(h.viewContext(c), a.ID, rev.Revision, rev.Source))
+	editor := editorFor(h.viewContext(c), a.ID, rev.Revision, rev.Source)
+	if rev.Revision == 0 {
+		// An application created with just a name starts from a manifest
+		// naming it, not from a blank page.
+		editor.Source, editor.Starter = starterManifest(a.Name, h.publicURL(c)), true
+	}
+	v, err := h.manifestView(c, a, editor)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/views"
+	"github.com/slipwayhq/slipway/views/component"
 	"github.com/slipwayhq/slipway/views/layout"
 	"github.com/slipwayhq/slipway/views/page"
 )
@@ -22,10 +23,14 @@ func (h *handler) render(c *fiber.Ctx, status int, title string, body templ.Comp
 	out := body
 	if c.Get("HX-Request") != "true" || c.Get("HX-Boosted") == "true" {
 		if v.current != nil {
+			ctx = views.WithRequest(ctx, withFlash(views.From(ctx), h.takeFlash(c)))
 			out = layout.App(title, body)
 		} else {
 			out = layout.Bare(title, body)
 		}
+	} else if f := h.takeFlash(c); f != nil {
+		// A fragment answer carries the flash out of band into the page's region.
+		out = templ.Join(body, component.Flash(f, true))
 	}
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
@@ -35,7 +40,7 @@ func (h *handler) render(c *fiber.Ctx, status int, title string, body templ.Comp
 }
 
 func (h *handler) viewRequest(c *fiber.Ctx, v *visitor) views.Request {
-	r := views.Request{CSRF: v.csrf, UserEmail: v.user.Email, Path: c.Path(), Scopes: map[string]bool{}}
+	r := views.Request{CSRF: v.csrf, UserEmail: v.user.Email, Path: c.Path(), Scopes: map[string]bool{}, PublicURL: h.publicURL(c)}
 	for _, t := range v.teams {
 		r.Teams = append(r.Teams, views.TeamRef{ID: t.Team.ID, Name: t.Team.Name, Role: string(t.Role)})
 	}
@@ -46,6 +51,19 @@ func (h *handler) viewRequest(c *fiber.Ctx, v *visitor) views.Request {
 		}
 	}
 	return r
+}
+
+func withFlash(r views.Request, f *views.Flash) views.Request {
+	r.Flash = f
+	return r
+}
+
+// publicURL is the configured public address, else the request's own.
+func (h *handler) publicURL(c *fiber.Ctx) string {
+	if h.public != "" {
+		return strings.TrimSuffix(h.public, "/")
+	}
+	return c.BaseURL()
 }
 
 // renderError shows an error page (or fragment) with a snake_case code.

@@ -60,8 +60,16 @@ func Diff(old, new *Manifest) []Change {
 			changes = append(changes, diffLeaves(b.leaves, a.leaves)...)
 		case !inOld:
 			changes = append(changes, Change{Path: path, Kind: ChangeAdded, After: a.summary})
+			if strings.HasPrefix(path, "environments.") {
+				// A new block's settings are what the edit was about
+				// (a variable's value), not that the block exists.
+				changes = append(changes, diffLeaves(nil, a.leaves)...)
+			}
 		case !inNew:
 			changes = append(changes, Change{Path: path, Kind: ChangeRemoved, Before: b.summary})
+			if strings.HasPrefix(path, "environments.") {
+				changes = append(changes, diffLeaves(b.leaves, nil)...)
+			}
 		default:
 			changes = append(changes, diffLeaves(b.leaves, a.leaves)...)
 		}

@@ -70,7 +70,7 @@ func (g *GatewayRoutes) Activate(ctx context.Context, d store.Deployment, env st
 	if err != nil {
 		return fmt.Errorf("activate routes: decode rendered manifest: %w", err)
 	}
-	return conflictFailure(g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, DeployedRoutes(d, env, m)))
+	return g.conflictFailure(ctx, env, g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, DeployedRoutes(d, env, m)))
 }
 
 // reserve checks hostname ownership again at deploy time, before anything
@@ -95,15 +95,40 @@ func (g *GatewayRoutes) reserve(ctx context.Context, d store.Deployment, env sto
 	if !missing {
 		return nil
 	}
-	return conflictFailure(g.Store.SetEnvironmentHostnames(ctx, d.TeamID, env.ID, all))
+	return g.conflictFailure(ctx, env, g.Store.SetEnvironmentHostnames(ctx, d.TeamID, env.ID, all))
 }
 
-func conflictFailure(err error) error {
+// conflictFailure names who holds a hostname env cannot have: the
+// environment, when it is the team's own, and how to fix it.
+func (g *GatewayRoutes) conflictFailure(ctx context.Context, env store.Environment, err error) error {
 	var c *store.ConflictError
-	if errors.As(err, &c) && c.Code == "hostname_conflict" {
-		return fail("hostname_conflict", "hostname %s belongs to another application", c.Value)
+	if !errors.As(err, &c) || c.Code != "hostname_conflict" {
+		return err
 	}
-	return err
+	owner, oerr := g.Store.TeamHostnameOwner(ctx, env.TeamID, c.Value)
+	switch {
+	case errors.Is(oerr, store.ErrNotFound):
+		return fail("hostname_conflict", "%s", HostnameConflictMessage(c.Value, nil, env))
+	case oerr != nil:
+		return oerr
+	}
+	return fail("hostname_conflict", "%s", HostnameConflictMessage(c.Value, &owner, env))
+}
+
+// HostnameConflictMessage says why env cannot serve hostname: another
+// environment of the same application serves it (two environments never
+// share a hostname; give each its own through a variable), an application
+// of the team does, or someone outside the team (owner nil, never named).
+func HostnameConflictMessage(hostname string, owner *store.HostnameOwner, env store.Environment) string {
+	switch {
+	case owner == nil:
+		return fmt.Sprintf("hostname %s belongs to another application: choose another hostname", hostname)
+	case owner.ApplicationID == env.ApplicationID:
+		return fmt.Sprintf("hostname %s is served by %s, another environment of this application: two environments cannot serve one hostname. "+
+			"Give %s its own: write the route's hostname as \"${{ vars.domain }}\" and set domain in [spec.environments.%s.variables] and [spec.environments.%s.variables]",
+			hostname, owner.EnvironmentName, env.Name, owner.EnvironmentName, env.Name)
+	}
+	return fmt.Sprintf("hostname %s belongs to application %s (environment %s): choose another hostname, or remove the route there first", hostname, owner.ApplicationName, owner.EnvironmentName)
 }
 
 // Connect joins the gateway to the environment's ingress overlay; its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/slipwayhq/slipway/manifest"
@@ -156,6 +157,20 @@ func TestGatewayRoutes_WithdrawActivateConnect(t *testing.T) {
 	}
 	if h := hosts(); len(h) != 1 || h["a.example.com"] != "dep_2:"+swarm.ServiceName(short, "api") {
 		t.Fatalf("after refused withdraw: %v", h)
+	}
+	if !strings.Contains(f.Message, "belongs to another application") || strings.Contains(f.Message, "rival") {
+		t.Fatalf("another team's hostname: %q, want it unnamed", f.Message)
+	}
+	// Another environment of the same application rendering the same
+	// hostname is told so, and how to give each its own: it is not
+	// "another application".
+	staging, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: tenant.App.ID, Kind: store.KindEnvironment, Name: "staging", Slug: "staging"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hook.Withdraw(ctx, store.Deployment{ID: "dep_4", TeamID: team.ID}, staging, second); !errors.As(err, &f) || f.Code != "hostname_conflict" ||
+		!strings.Contains(f.Message, "served by "+env.Name+", another environment of this application") || !strings.Contains(f.Message, "[spec.environments.staging.variables]") {
+		t.Fatalf("same application's hostname = %v", err)
 	}
 
 	proxies, err := hook.Connect(ctx, env, "slw-x-ingress")

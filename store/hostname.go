@@ -132,3 +132,35 @@ func (s *Store) ReleaseHostnames(ctx context.Context, teamID, environmentID stri
 		DELETE FROM hostname_reservations WHERE team_id = $1 AND environment_id = $2`, teamID, environmentID)
 	return tag.RowsAffected(), wrap("release hostnames", err)
 }
+
+// HostnameOwner is the environment of a team that holds a hostname.
+type HostnameOwner struct {
+	ApplicationID   string
+	ApplicationName string
+	EnvironmentID   string
+	EnvironmentName string
+	// Hostname is the reservation that covers the name: the name itself
+	// or the wildcard just above it.
+	Hostname string
+}
+
+// TeamHostnameOwner returns the environment of teamID that reserves
+// hostname or the wildcard just above it; ErrNotFound when none of the
+// team's does (another team's, or nobody's: never said which).
+func (s *Store) TeamHostnameOwner(ctx context.Context, teamID, hostname string) (HostnameOwner, error) {
+	hostname = NormalizeHostname(hostname)
+	wildcard := ""
+	if _, parent, ok := strings.Cut(hostname, "."); ok {
+		wildcard = "*." + parent
+	}
+	var o HostnameOwner
+	err := s.db.QueryRow(ctx, `
+		SELECT h.application_id, a.name, h.environment_id, e.name, h.hostname
+		FROM hostname_reservations h
+		JOIN applications a ON a.team_id = h.team_id AND a.id = h.application_id
+		JOIN environments e ON e.team_id = h.team_id AND e.id = h.environment_id
+		WHERE h.team_id = $1 AND h.hostname IN ($2, $3)
+		ORDER BY h.wildcard, h.hostname LIMIT 1`, teamID, hostname, wildcard).
+		Scan(&o.ApplicationID, &o.ApplicationName, &o.EnvironmentID, &o.EnvironmentName, &o.Hostname)
+	return o, wrap("team hostname owner", err)
+}

@@ -143,6 +143,13 @@ func TestStore_TeamScoped(t *testing.T) {
 			return len(ds), err
 		}},
 		{"ListHostnames", func() (int, error) { hs, err := st.ListHostnames(ctx, a, other.env.ID); return len(hs), err }},
+		{"TeamHostnameOwner", func() (int, error) {
+			_, err := st.TeamHostnameOwner(ctx, a, "beta.example.com")
+			if errors.Is(err, store.ErrNotFound) {
+				return 0, nil
+			}
+			return 1, err
+		}},
 		{"ReleaseHostnames", func() (int, error) { n, err := st.ReleaseHostnames(ctx, a, other.env.ID); return int(n), err }},
 		{"ListEvents", func() (int, error) {
 			es, err := st.ListEvents(ctx, a, store.EventFilter{ObjectID: other.app.ID})

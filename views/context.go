@@ -17,6 +17,18 @@ type Request struct {
 	Teams     []TeamRef
 	Path      string          // the request path, to mark the current nav item
 	Scopes    map[string]bool // what the member may do in Team
+	// Flash is the answer to the visitor's last save, deploy, create or
+	// delete, shown once at the top of the page; nil when there is none.
+	Flash *Flash
+	// PublicURL is where the dashboard is reached (the configured
+	// public_url, else the request's own address), for snippets to copy.
+	PublicURL string
+}
+
+// Flash is a one-time message: what happened and what to do next.
+type Flash struct {
+	Kind    string `json:"k"` // ok or error
+	Message string `json:"m"`
 }
 
 type ctxKey struct{}

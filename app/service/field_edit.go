@@ -74,15 +74,15 @@ func editManifest(ctx context.Context, st *store.Store, a Actor, enqueue Enqueue
 		if sameJSON(current.Manifest, normalized) {
 			res.Unchanged = true
 		} else {
-			// The saved source of a field edit is the edited manifest as
-			// indented JSON: the submitted TOML no longer describes it.
-			source, err := json.MarshalIndent(m, "", "  ")
+			// The saved source keeps the format (and, for TOML, the
+			// comments and layout) the author wrote it in.
+			source, format, err := editedSource(current, m, normalized)
 			if err != nil {
-				return fmt.Errorf("encode manifest: %w", err)
+				return err
 			}
 			base := current.Revision
 			rev, err := tx.CreateManifestRevision(ctx, a.TeamID, app.ID, store.RevisionParams{
-				Manifest: normalized, Source: string(source), SourceFormat: "json", Author: a.String(), BaseRevision: &base,
+				Manifest: normalized, Source: source, SourceFormat: format, Author: a.String(), BaseRevision: &base,
 			})
 			var c *store.ConflictError
 			if errors.As(err, &c) {

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/pipeline"
+	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -47,7 +48,7 @@ func reserveHostnames(ctx context.Context, tx *store.Store, a Actor, app store.A
 		err = tx.SetEnvironmentHostnames(ctx, a.TeamID, env.ID, hosts)
 		var c *store.ConflictError
 		if errors.As(err, &c) && c.Code == "hostname_conflict" {
-			return hostnameConflictError(ctx, tx, a, rendered, c.Value)
+			return hostnameConflictError(ctx, tx, a, rendered, env, c.Value)
 		}
 		if err != nil {
 			return err
@@ -56,10 +57,10 @@ func reserveHostnames(ctx context.Context, tx *store.Store, a Actor, app store.A
 	return nil
 }
 
-// hostnameConflictError names the route whose hostname is taken, and the
-// owning application only when it belongs to the caller's team: another
-// team's application names must not leak.
-func hostnameConflictError(ctx context.Context, tx *store.Store, a Actor, rendered *manifest.Manifest, hostname string) error {
+// hostnameConflictError names the route whose hostname is taken, and
+// the owning environment only when it belongs to the caller's team:
+// another team's application names must not leak.
+func hostnameConflictError(ctx context.Context, tx *store.Store, a Actor, rendered *manifest.Manifest, env store.Environment, hostname string) error {
 	field := "spec.routes"
 	for i, rt := range rendered.Spec.Routes {
 		if store.NormalizeHostname(rt.Hostname) == hostname {
@@ -67,43 +68,50 @@ func hostnameConflictError(ctx context.Context, tx *store.Store, a Actor, render
 			break
 		}
 	}
-	msg := fmt.Sprintf("hostname %s belongs to another application", hostname)
-	if owner, err := teamHostnameOwner(ctx, tx, a.TeamID, hostname); err != nil {
+	owner, err := tx.TeamHostnameOwner(ctx, a.TeamID, hostname)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return &InputError{Field: field, Code: "hostname_conflict", Message: pipeline.HostnameConflictMessage(hostname, nil, env)}
+	case err != nil:
 		return err
-	} else if owner != "" {
-		msg = fmt.Sprintf("hostname %s belongs to %s", hostname, owner)
 	}
-	return &InputError{Field: field, Code: "hostname_conflict", Message: msg}
+	return &InputError{Field: field, Code: "hostname_conflict", Message: pipeline.HostnameConflictMessage(hostname, &owner, env)}
 }
 
-// teamHostnameOwner returns "application A (environment E)" when an
-// environment of teamID reserves hostname or the wildcard just above it,
-// and "" otherwise. It walks the team's reservations: conflicts are rare.
-func teamHostnameOwner(ctx context.Context, tx *store.Store, teamID, hostname string) (string, error) {
-	wildcard := ""
-	if _, parent, ok := strings.Cut(hostname, "."); ok {
-		wildcard = "*." + parent
-	}
-	apps, err := tx.ListApplications(ctx, teamID)
+// HostnameClashes says, for each hostname the saved manifest renders for
+// environment envName, that another environment already holds it: what a
+// deployment of envName would fail with (hostname_conflict). An
+// environment created by hand renders the routes every environment does,
+// so a literal hostname clashes with the one that serves it.
+func HostnameClashes(ctx context.Context, st *store.Store, a Actor, appID, envName string) ([]string, error) {
+	app, err := st.GetApplication(ctx, a.TeamID, appID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	for _, app := range apps {
-		envs, err := tx.ListEnvironments(ctx, teamID, app.ID)
-		if err != nil {
-			return "", err
+	env, err := EnvironmentByName(ctx, st, a.TeamID, appID, envName)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := savedmanifest.Current(ctx, st, a.TeamID, appID)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	rendered, errs := manifest.Render(m, planRenderContext(m, app.Name, env))
+	if len(errs) > 0 {
+		return nil, nil
+	}
+	var out []string
+	for _, rt := range rendered.Spec.Routes {
+		owner, err := st.TeamHostnameOwner(ctx, a.TeamID, rt.Hostname)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case err != nil:
+			return nil, err
 		}
-		for _, env := range envs {
-			hs, err := tx.ListHostnames(ctx, teamID, env.ID)
-			if err != nil {
-				return "", err
-			}
-			for _, h := range hs {
-				if h.Hostname == hostname || h.Hostname == wildcard {
-					return fmt.Sprintf("application %s (environment %s)", app.Name, env.Name), nil
-				}
-			}
+		if owner.EnvironmentID != env.ID {
+			out = append(out, pipeline.HostnameConflictMessage(store.NormalizeHostname(rt.Hostname), &owner, env))
 		}
 	}
-	return "", nil
+	return out, nil
 }

@@ -1,7 +1,16 @@
 package partial
 
-// applyCommand is the empty state's how-to. It is a Go string because templ
-// collapses whitespace in markup, and these lines must stay lines.
-const applyCommand = `export SLIPWAY_URL=http://127.0.0.1:8080
+import (
+	"context"
+
+	"github.com/slipwayhq/slipway/views"
+)
+
+// applyCommand is the empty state's how-to, naming the address this
+// dashboard is reached at. It is a Go string because templ collapses
+// whitespace in markup, and these lines must stay lines.
+func applyCommand(ctx context.Context) string {
+	return "export SLIPWAY_URL=" + views.From(ctx).PublicURL + `
 export SLIPWAY_TOKEN=slw_…   # from the API tokens page
 slipway app apply --file slipway.toml`
+}

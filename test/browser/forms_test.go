@@ -1,0 +1,361 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
+	"github.com/slipwayhq/slipway/test/chaos/chaostest"
+)
+
+// ui drives one browser tab through the dashboard, failing the test with
+// a screenshot and the page's main element when a step does not happen.
+type ui struct {
+	t     *testing.T
+	ctx   context.Context
+	shots string
+	who   string
+}
+
+func (u *ui) fail(step string, err error) {
+	u.t.Helper()
+	html, _ := chromedp.Run(u.ctx, chromedp.OuterHTML(chromedp.CSS("body")))
+	buf, serr := chromedp.Run(u.ctx, chromedp.FullScreenshot(80))
+	if serr == nil {
+		_ = os.WriteFile(filepath.Join(u.shots, "forms-failed-"+u.who+".png"), buf, 0o644)
+	}
+	u.t.Fatalf("%s: %s: %v\npage:\n%s", u.who, step, err, tail(html, 6000))
+}
+
+// run does the actions of one step within a deadline.
+func (u *ui) run(step string, actions ...chromedp.Action[chromedp.Void]) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(u.ctx, 3*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		u.fail(step, err)
+	}
+}
+
+// eval reads a string from the page.
+func (u *ui) eval(step, js string) string {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		u.fail(step, err)
+	}
+	return v
+}
+
+// text is the trimmed text of the first element matching sel ("" when none).
+func (u *ui) text(sel string) string {
+	u.t.Helper()
+	return u.eval("read "+sel, fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.textContent.replace(/\s+/g, " ").trim() : ""; })()`, sel))
+}
+
+// count is how many elements match sel.
+func (u *ui) count(sel string) int {
+	u.t.Helper()
+	var n int
+	fmt.Sscan(u.eval("count "+sel, fmt.Sprintf(`String(document.querySelectorAll(%q).length)`, sel)), &n)
+	return n
+}
+
+// waitCount waits until n elements match sel, across the page being
+// replaced by the one a form post leads to.
+func (u *ui) waitCount(step, sel string, n int) {
+	u.t.Helper()
+	js := fmt.Sprintf(`String(document.readyState === "complete" ? document.querySelectorAll(%q).length : -1)`, sel)
+	got := ""
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(u.ctx, 10*time.Second)
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		cancel()
+		if err == nil && v == fmt.Sprint(n) {
+			return
+		}
+		got = v
+	}
+	u.fail(step, fmt.Errorf("%s elements match %s, want %d", got, sel, n))
+}
+
+// wantText waits for sel to contain want.
+func (u *ui) wantText(step, sel, want string) {
+	u.t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
+	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js)); err != nil {
+		u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
+	}
+}
+
+// TestDashboard_FormsThroughTheUI submits the dashboard's forms the way a
+// person does, by clicking, as an owner and then as a viewer: create by
+// name, the starter manifest, validation on input (a mouse paste sends
+// no key), save, the header's Deploy on the real Swarm, variables, the
+// .env editor, environments (create, rename, typed delete; declared ones
+// disabled), setting up promotion, settings, invitations (the form that
+// posted to a route that did not exist), tokens, the list's typed
+// delete. Each answers with a visible message. The viewer sees no
+// controls it may not use.
+func TestDashboard_FormsThroughTheUI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts slipway dev, Chromium and a Swarm deployment")
+	}
+	image := swarmtest.Image(t, "web")
+	var envID string
+	t.Cleanup(func() { removeEnvironment(t, envID) })
+	id := swarmtest.ID()
+	gateway := "slipway-gw-forms-" + id
+	cli := swarmtest.Client(t)
+	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
+	base := startDev(t, gateway, freePort(t))
+	bctx, cancel := browserContext(t, "MAP *.test 127.0.0.1:1")
+	defer cancel()
+	o := &ui{t: t, ctx: bctx, shots: artifactsDir(t), who: "owner"}
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	if err := chromedp.Do(bctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	// Confirmations (htmx's hx-confirm) are accepted, as a person would.
+	acceptConfirms := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.confirm = () => true; "ok"`))
+		return err
+	})
+	name := "forms-" + id
+
+	o.run("sign up",
+		chromedp.WaitVisible(css(`[data-testid="signup-form"]`)),
+		chromedp.SendKeys(css(`#f-email`), "owner@example.com"),
+		chromedp.SendKeys(css(`#f-password`), "correct horse battery staple"),
+		chromedp.SendKeys(css(`#f-team`), "Forms team"),
+		chromedp.Click(css(`[data-testid="signup-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="application-create-form"]`)),
+	)
+	if got := o.text(`[data-testid="apply-command"]`); !strings.Contains(got, "SLIPWAY_URL="+base) {
+		t.Errorf("the empty state's snippet %q does not name %s", got, base)
+	}
+
+	o.run("create with just a name",
+		chromedp.SendKeys(css(`#f-name`), name),
+		chromedp.Click(css(`[data-testid="application-create"]`)),
+		chromedp.WaitVisible(css(`[data-testid="starter-notice"]`)),
+	)
+	o.wantText("created flash", `[data-testid="flash"]`, "Created application "+name)
+	if starter := o.eval("read the starter", `document.querySelector('#f-manifest').value`); !strings.Contains(starter, `name = "`+name+`"`) {
+		t.Fatalf("the starter does not name the application:\n%s", starter)
+	}
+
+	// A paste fires input, not keyup: validation must follow it.
+	manifest := fmt.Sprintf("api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n\n[metadata]\nname = %q\n\n# The one service.\n[[spec.services]]\nname = \"web\"\nreplicas = 1\n\n[spec.services.source]\ntype = \"image\"\nimage = %q\n", name, image)
+	paste := func(text string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => { const e = document.querySelector('#f-manifest'); e.value = %q; e.dispatchEvent(new Event('input', {bubbles: true})); return "ok"; })()`, text)))
+			return err
+		})
+	}
+	o.run("paste a manifest with a mistake",
+		paste(strings.Replace(manifest, "replicas = 1", "replicaz = 1", 1)),
+		chromedp.WaitVisible(css(`[data-testid="manifest-error"][data-line="10"]`)),
+	)
+	o.run("paste the fixed manifest and save",
+		paste(manifest),
+		chromedp.WaitNotPresent(css(`[data-testid="manifest-error"]`)),
+		chromedp.Click(css(`[data-testid="manifest-save"]`)),
+		chromedp.WaitVisible(css(`[data-testid="pending-environment"][data-environment="production"]`)),
+	)
+	o.wantText("saved flash", `[data-testid="flash"]`, "Saved revision 1")
+	o.wantText("saved flash says what next", `[data-testid="flash"]`, "not deployed yet")
+	appPath := o.eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`)
+	envID = strings.Split(o.eval("read the environment", `new URL(document.querySelector('[data-testid="header-deploy"]').form.action).pathname`), "/")[4]
+
+	o.run("deploy from the header",
+		chromedp.Click(css(`[data-testid="header-deploy"][data-environment="production"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+	)
+	o.wantText("deploy flash", `[data-testid="flash"]`, "Deploying production at revision 1")
+	o.run("deployment succeeds",
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)),
+		chromedp.Navigate(base+appPath),
+		chromedp.WaitVisible(css(`[data-testid="overview-services"]`)),
+	)
+	if o.count(`[data-testid="pending-environment"]`) != 0 {
+		t.Errorf("production is still pending after its deployment")
+	}
+
+	o.run("set a variable",
+		chromedp.Navigate(base+appPath+"/environments"),
+		chromedp.SendKeys(css(`#var-name-production`), "greeting"),
+		chromedp.SendKeys(css(`#var-value-production`), "hello"),
+		chromedp.Click(css(`[data-scope="production"] [data-testid="variable-set"]`)),
+		chromedp.WaitVisible(css(`[data-scope="production"] [data-name="greeting"] [data-testid="variable-unused"]`)),
+	)
+	o.wantText("variable notice", `[data-testid="environments-notice"]`, "Variable greeting set")
+	o.wantText("pending again", `[data-testid="pending-environment"]`, "revision 2 is saved but not deployed")
+
+	o.run("paste a .env",
+		chromedp.SetValue(css(`#dotenv-web`), "# pasted\nGREETING=${{ vars.greeting }}\nLOG_LEVEL=info\n"),
+		chromedp.Click(css(`[data-testid="service-environment-save"]`)),
+		chromedp.WaitVisible(css(`[data-scope="production"] [data-name="greeting"] [data-testid="variable-used-by"]`)),
+	)
+	o.wantText(".env flash", `[data-testid="flash"]`, "Environment of web saved (2 variables)")
+	o.run("see the TOML kept", chromedp.Navigate(base+appPath+"/manifest"), chromedp.WaitVisible(css(`#f-manifest`)))
+	if src := o.eval("read the manifest", `document.querySelector('#f-manifest').value`); !strings.Contains(src, "# The one service.") || !strings.Contains(src, "[spec.services.environment]") || strings.HasPrefix(strings.TrimSpace(src), "{") {
+		t.Errorf("after two field edits the manifest is:\n%s", src)
+	}
+
+	o.run("create an environment",
+		chromedp.Navigate(base+appPath+"/environments"),
+		chromedp.Click(css(`[data-testid="environment-create"] summary`)),
+		chromedp.SendKeys(css(`#create-env-name`), "qa"),
+		chromedp.Click(css(`[data-testid="environment-create-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="environment-row"][data-environment="qa"]`)),
+	)
+	o.wantText("create notice", `[data-testid="environments-notice"]`, "Environment qa created")
+	o.run("rename it",
+		chromedp.Click(css(`[data-testid="environment-manage"][data-environment="qa"] summary`)),
+		chromedp.SendKeys(css(`#rename-env-qa`), "qa2"),
+		chromedp.Click(css(`[data-environment="qa"] [data-testid="environment-rename"]`)),
+		chromedp.WaitVisible(css(`[data-testid="environment-row"][data-environment="qa2"]`)),
+	)
+	// production is declared: its rename and delete are disabled, look it
+	// and say why.
+	if got := o.eval("read the locked delete", `(() => { const b = document.querySelector('[data-environment="production"] [data-testid="environment-delete"]'); return b.disabled + " " + getComputedStyle(b).cursor + " " + document.getElementById(b.getAttribute('aria-describedby')).textContent; })()`); !strings.HasPrefix(got, "true not-allowed ") || !strings.Contains(got, "environment_declared") {
+		t.Errorf("the declared environment's delete button: %q", got)
+	}
+	o.run("delete it by its typed name",
+		chromedp.Click(css(`[data-testid="environment-manage"][data-environment="qa2"] summary`)),
+		chromedp.SendKeys(css(`#delete-env-qa2`), "qa2"),
+		chromedp.Click(css(`[data-environment="qa2"] [data-testid="environment-delete"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="environment-row"][data-environment="qa2"]`)),
+	)
+	o.wantText("delete flash", `[data-testid="flash"]`, "Environment qa2 deleted")
+
+	o.run("settings of production",
+		chromedp.Click(css(`[data-testid="environment-settings"][data-environment="production"] summary`)),
+		chromedp.SetValue(css(`#rollback-production`), "manual"),
+		chromedp.Click(css(`[data-environment="production"] [data-testid="environment-settings-save"]`)),
+	)
+	o.wantText("settings notice", `[data-testid="environments-notice"]`, "Settings of production saved")
+
+	o.run("set up promotion",
+		chromedp.Click(css(`[data-testid="environment-create"] summary`)),
+		chromedp.SendKeys(css(`#create-env-name`), "stage"),
+		chromedp.Click(css(`[data-testid="environment-create-submit"]`)),
+		chromedp.WaitVisible(css(`[data-environment="stage"] [data-testid="environment-promote-setup"]`)),
+		chromedp.Click(css(`[data-environment="stage"] [data-testid="environment-promote-setup"]`)),
+		chromedp.WaitVisible(css(`[data-testid="promotion-source-form"]`)),
+		chromedp.SetValue(css(`[data-testid="promotion-source-select"]`), "production"),
+		chromedp.Click(css(`[data-testid="promotion-source-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="promotion-summary"]`)),
+	)
+	o.wantText("promotion flash", `[data-testid="flash"]`, "stage now receives releases promoted from production")
+	o.wantText("promotion plan names the revision", `[data-testid="promotion-source"]`, "revision 1")
+
+	o.run("rename the application",
+		chromedp.Navigate(base+appPath+"/settings"),
+		chromedp.SetValue(css(`#app-name`), name+"-x"),
+		chromedp.Click(css(`[data-testid="application-rename"]`)),
+		chromedp.WaitVisible(css(`[data-testid="settings-name"]`)),
+	)
+	o.wantText("rename flash", `[data-testid="flash"]`, "Renamed "+name+" to "+name+"-x")
+	name += "-x"
+
+	o.run("invite a viewer",
+		chromedp.Navigate(base+"/members"),
+		chromedp.SendKeys(css(`[data-testid="invite-form"] #f-email`), "viewer@example.com"),
+		chromedp.SetValue(css(`#invite-role`), "viewer"),
+		chromedp.Click(css(`[data-testid="invite-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="invite-link"]`)),
+	)
+	invite := o.text(`[data-testid="invite-link"] .secret-once`)
+	o.run("invite someone else and revoke it",
+		chromedp.SetValue(css(`[data-testid="invite-form"] #f-email`), "other@example.com"),
+		chromedp.Click(css(`[data-testid="invite-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="invite-link"]`)),
+	)
+	if n := o.count(`[data-testid="invitation-row"]`); n != 2 {
+		t.Fatalf("%d pending invitations, want 2", n)
+	}
+	o.run("revoke", chromedp.Click(css(`[data-testid="invitation-row"] form button`)))
+	o.waitCount("revoked", `[data-testid="invitation-row"]`, 1)
+
+	o.run("create a token",
+		chromedp.Navigate(base+"/tokens"),
+		chromedp.SendKeys(css(`#f-name`), "ci"),
+		chromedp.Click(css(`[data-testid="token-create-form"] input[name="scopes"]`)),
+		chromedp.Click(css(`[data-testid="token-create"]`)),
+		chromedp.WaitVisible(css(`[data-testid="token-created"]`)),
+	)
+	o.run("revoke the token",
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="token-revoke"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="token-row"]`)),
+	)
+
+	// The viewer, in a browser context of its own (its own cookies).
+	vctx, vcancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
+	defer vcancel()
+	v := &ui{t: t, ctx: vctx, shots: o.shots, who: "viewer"}
+	// A browser context keeps its first Run's context: start it without a deadline.
+	if err := chromedp.Do(vctx, chromedp.Navigate(invite)); err != nil {
+		t.Fatalf("open the invitation in a new browser context: %v", err)
+	}
+	v.run("accept the invitation",
+		chromedp.WaitVisible(css(`[data-testid="invitation-form"]`)),
+		chromedp.SetValue(css(`#f-email`), "viewer@example.com"),
+		chromedp.SendKeys(css(`#f-password`), "another horse battery staple"),
+		chromedp.Click(css(`[data-testid="invitation-accept"]`)),
+		chromedp.WaitVisible(css(`[data-testid="topbar"]`)),
+		chromedp.Navigate(base+appPath),
+		chromedp.WaitVisible(css(`[data-testid="application-name"]`)),
+	)
+	if v.count(`[data-testid="header-deploy"]`) != 0 || v.count(`[data-testid="pending-no-deploy"]`) != 1 {
+		t.Errorf("the viewer sees a Deploy button, or no word on why it cannot deploy")
+	}
+	v.run("viewer's environments tab", chromedp.Navigate(base+appPath+"/environments"), chromedp.WaitVisible(css(`[data-testid="environment-list"]`)))
+	for _, sel := range []string{`[data-testid="variable-set-form"]`, `[data-testid="service-environment-form"]`, `[data-testid="environment-create-form"]`, `[data-testid="environment-deploy"]`, `[data-testid="environment-manage"]`} {
+		if v.count(sel) != 0 {
+			t.Errorf("the viewer is offered %s", sel)
+		}
+	}
+	v.run("viewer's members page", chromedp.Navigate(base+"/members"), chromedp.WaitVisible(css(`[data-testid="member-list"]`)))
+	if v.count(`[data-testid="invite-form"]`) != 0 || v.count(`[data-testid="member-remove"]`) != 0 {
+		t.Errorf("the viewer may invite or remove members")
+	}
+	v.run("viewer's application list", chromedp.Navigate(base+"/applications"), chromedp.WaitVisible(css(`[data-testid="application-row"]`)))
+	if v.count(`[data-testid="application-delete-open"]`) != 0 || v.count(`[data-testid="application-create-form"]`) != 0 {
+		t.Errorf("the viewer may create or delete applications")
+	}
+
+	// The list deletes by typed name, as Settings does: a wrong name
+	// deletes nothing and says so.
+	o.run("open the list's delete",
+		chromedp.Navigate(base+"/applications"),
+		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
+		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), "not-it"),
+		chromedp.Click(css(`[data-testid="application-delete"]`)),
+	)
+	o.wantText("wrong name refused", `[data-testid="flash"]`, "confirmation_mismatch")
+	if o.count(`[data-testid="application-row"]`) != 1 {
+		t.Fatal("a wrong typed name deleted the application")
+	}
+	o.run("delete by its name",
+		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
+		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), name),
+		chromedp.Click(css(`[data-testid="application-delete"]`)),
+		chromedp.WaitVisible(css(`[data-testid="applications-empty"]`)),
+	)
+	o.wantText("deleted flash", `[data-testid="flash"]`, "Deleted application "+name)
+	o.run("log out", chromedp.Click(css(`[data-testid="logout"]`)), chromedp.WaitVisible(css(`[data-testid="login-form"]`)))
+}
