@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/store"
@@ -117,62 +114,14 @@ func (r *run) capturePromotion(ctx context.Context) (store.Capture, error) {
 	if err != nil {
 		return store.Capture{}, err
 	}
-	if diffs := BuildInputChanges(before, after); len(diffs) > 0 {
-		return store.Capture{}, fail("release_incompatible",
-			"the release's build inputs render differently in %s: %s; keep per-environment values out of build inputs",
-			r.env.Name, strings.Join(diffs, "; "))
+	if err := manifest.CheckRelease(before, after, r.env.Name); err != nil {
+		return store.Capture{}, asCoded(err)
 	}
 	srcProgress, _ := ParseProgress(src.Steps)
 	if err := r.adoptPrepared(ctx, srcProgress); err != nil {
 		return store.Capture{}, err
 	}
 	return capture, nil
-}
-
-// BuildInputChanges lists the build inputs (image, dockerfile, context,
-// build arguments, target) that differ between two renderings of a
-// release, as "services.<name>.<field>: before -> after".
-func BuildInputChanges(before, after *manifest.Manifest) []string {
-	var out []string
-	idx := map[string]manifest.Service{}
-	for _, s := range before.Spec.Services {
-		idx[s.Name] = s
-	}
-	for _, a := range after.Spec.Services {
-		b, ok := idx[a.Name]
-		if !ok {
-			continue
-		}
-		add := func(field, x, y string) {
-			if x != y {
-				out = append(out, fmt.Sprintf("services.%s.%s: %q -> %q", a.Name, field, x, y))
-			}
-		}
-		add("source.image", b.Source.Image, a.Source.Image)
-		bb, ab := b.Source.Build, a.Source.Build
-		if bb == nil || ab == nil {
-			continue
-		}
-		add("build.dockerfile", bb.Dockerfile, ab.Dockerfile)
-		add("build.context", bb.Context, ab.Context)
-		add("build.target", bb.Target, ab.Target)
-		keys := map[string]bool{}
-		for k := range bb.Args {
-			keys[k] = true
-		}
-		for k := range ab.Args {
-			keys[k] = true
-		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			add("build.args."+k, bb.Args[k], ab.Args[k])
-		}
-	}
-	return out
 }
 
 // renderAndPin renders a saved manifest for the environment and pins the
@@ -218,20 +167,19 @@ func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Ca
 }
 
 func (r *run) renderContext() manifest.RenderContext {
-	rc := manifest.RenderContext{
-		Environment:  r.env.Name,
-		Preview:      r.env.Kind == store.KindPreview,
-		Slug:         r.env.Slug,
-		GitBranch:    r.env.Branch,
-		GitSHA:       r.env.Commit,
-		DeploymentID: r.d.ID,
+	var branch, commit string
+	if r.fetched != nil { // fetch.go
+		branch, commit = r.fetched.Branch, r.fetched.Commit
 	}
-	// A repository-backed deployment renders the branch and full commit it
-	// fetched (fetch.go).
-	if r.fetched != nil {
-		rc.GitBranch, rc.GitSHA = r.fetched.Branch, r.fetched.Commit
+	return manifest.DeploymentContext(RenderTarget(r.env), r.d.ID, branch, commit)
+}
+
+// RenderTarget is env as the manifest's system variables see it.
+func RenderTarget(env store.Environment) manifest.Target {
+	return manifest.Target{
+		Name: env.Name, Slug: env.Slug, Preview: env.Kind == store.KindPreview,
+		Branch: env.Branch, Commit: env.Commit,
 	}
-	return rc
 }
 
 func (r *run) loadRendered() error {
