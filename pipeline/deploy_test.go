@@ -82,6 +82,9 @@ HEALTHY = "false"`, 1)
 	if second.ErrorCode != swarm.CodeRolloutFailed && second.ErrorCode != swarm.CodeConvergenceTimeout {
 		t.Fatalf("error code %q, want a rollout failure", second.ErrorCode)
 	}
+	if strings.Contains(second.ErrorMessage, second.ErrorCode) {
+		t.Errorf("error message %q names its code %s again", second.ErrorMessage, second.ErrorCode)
+	}
 
 	queued := b.Queue.Deployments()
 	if len(queued) != 1 {
@@ -226,6 +229,9 @@ func TestPipeline_MissingImageFailsAndKeepsRunningDeployment(t *testing.T) {
 	pipelinetest.ExpectState(t, d, store.StateFailed)
 	if d.ErrorCode != image.CodeUnavailable {
 		t.Errorf("error code %q, want %s", d.ErrorCode, image.CodeUnavailable)
+	}
+	if strings.Contains(d.ErrorMessage, d.ErrorCode) {
+		t.Errorf("error message %q names its code %s again", d.ErrorMessage, d.ErrorCode)
 	}
 	if after := b.Services(t)["web"].Version.Index; after != before {
 		t.Errorf("the running web service changed (version %d -> %d) although preparation failed", before, after)

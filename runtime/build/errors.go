@@ -60,6 +60,22 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Detail is the error without its code, for a record that keeps the code
+// apart (a deployment's error_code and error_message).
+func (e *Error) Detail() string {
+	var b strings.Builder
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
 // ErrorCode returns the code of the first *Error in err's chain, or "".
 func ErrorCode(err error) string {
 	var e *Error
