@@ -32,6 +32,9 @@ func (r *run) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if capture.SpecHash, err = r.specHash(ctx, capture.Rendered); err != nil {
+		return err
+	}
 	d, err := r.p.Store.RecordCapture(ctx, r.d.TeamID, r.d.ID, capture)
 	if errors.Is(err, store.ErrAlreadyCaptured) {
 		d, err = r.p.Store.GetDeployment(ctx, r.d.TeamID, r.d.ID)
@@ -39,7 +42,7 @@ func (r *run) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.d.CapturedManifest, r.d.RenderedManifest, r.d.Variables = d.CapturedManifest, d.RenderedManifest, d.Variables
+	r.d.CapturedManifest, r.d.RenderedManifest, r.d.Variables, r.d.SpecHash = d.CapturedManifest, d.RenderedManifest, d.Variables, d.SpecHash
 	if err := r.finish(ctx, "capture", StepSucceeded, ""); err != nil {
 		return err
 	}
@@ -208,4 +211,23 @@ func scopeJSON(scope map[string]manifest.Value) map[string]any {
 		out[k] = v.Interface()
 	}
 	return out
+}
+
+// specHash is the identity of what the deployment runs: manifest.SpecHash
+// of its rendered manifest and the repository files it mounts (those the
+// deployment, or the one it restores or promotes, read).
+func (r *run) specHash(ctx context.Context, rendered []byte) (string, error) {
+	m, err := manifest.Decode(rendered, "json")
+	if err != nil {
+		return "", fail(CodeManifestInvalid, "the rendered manifest does not decode: %v", err)
+	}
+	files, err := r.repositoryFiles(ctx)
+	if err != nil {
+		return "", err
+	}
+	hash, err := manifest.SpecHash(m, files)
+	if err != nil {
+		return "", fail(CodeManifestInvalid, "%v", err)
+	}
+	return hash, nil
 }
