@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/pipeline"
 
 	"github.com/docker/docker/api/types/filters"
@@ -53,6 +54,11 @@ func TestPipeline_TwoServicesConverge(t *testing.T) {
 	if d.RenderedManifest == nil || d.CapturedManifest == nil {
 		t.Error("the deployment did not record its captured and rendered manifest")
 	}
+	rendered, err := manifest.Decode(d.RenderedManifest, "json")
+	must(t, err)
+	if want, err := manifest.SpecHash(rendered, nil); err != nil || d.SpecHash != want {
+		t.Errorf("recorded spec hash %q, want manifest.SpecHash of the rendered manifest %q (%v)", d.SpecHash, want, err)
+	}
 
 	// /metrics counts the deployment.
 	rec := httptest.NewRecorder()
@@ -92,6 +98,12 @@ HEALTHY = "false"`, 1)
 	}
 	rollback := b.Advance(t, queued[0])
 	pipelinetest.ExpectState(t, rollback, store.StateSucceeded)
+	// The spec hash is the identity of what runs: the rollback runs the
+	// first deployment's, which the second's differs from.
+	if first.SpecHash == "" || rollback.SpecHash != first.SpecHash || second.SpecHash == first.SpecHash {
+		t.Errorf("spec hashes: first %q, second %q, rollback %q; want the rollback's the first's, the second's different",
+			first.SpecHash, second.SpecHash, rollback.SpecHash)
+	}
 	if rollback.Origin != store.OriginRollback || rollback.RestoredFrom != first.ID {
 		t.Errorf("rollback origin %s restored from %s, want rollback of %s", rollback.Origin, rollback.RestoredFrom, first.ID)
 	}
