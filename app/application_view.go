@@ -259,7 +259,7 @@ func servicesAndRoutes(m *manifest.Manifest) ([]page.ServiceRow, []page.RouteRow
 func (h *handler) deploymentView(d store.Deployment, env store.Environment, who people) partial.DeploymentView {
 	now := h.now()
 	v := partial.DeploymentView{
-		ID: d.ID, ApplicationID: d.ApplicationID, Environment: env.Name, State: string(d.State), Revision: d.Revision,
+		ID: d.ID, ApplicationID: d.ApplicationID, Environment: env.Name, State: string(d.State), Revision: d.Revision, SpecHash: d.SpecHash,
 		Origin: string(d.Origin), Actor: who.name(d.Actor), Created: when(&d.CreatedAt),
 		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Terminal: d.State.Terminal(),
 		Restorable: d.RenderedManifest != nil, Retryable: env.PromoteFrom == "",

@@ -79,7 +79,7 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 		}
 		from = to
 		if to == store.StateCapturing {
-			if _, err := b.store.RecordCapture(ctx, owner.team.ID, d.ID, store.Capture{Manifest: json.RawMessage(`{}`), Rendered: json.RawMessage(`{"metadata":{"name":"shop"},"spec":{"services":[{"name":"web","replicas":2,"source":{"type":"image","image":"registry.example/shop:1"}}],"routes":[{"hostname":"shop.example.com","service":"web","port":8080}]}}`), Variables: json.RawMessage(`{}`)}); err != nil {
+			if _, err := b.store.RecordCapture(ctx, owner.team.ID, d.ID, store.Capture{Manifest: json.RawMessage(`{}`), Rendered: json.RawMessage(`{"metadata":{"name":"shop"},"spec":{"services":[{"name":"web","replicas":2,"source":{"type":"image","image":"registry.example/shop:1"}}],"routes":[{"hostname":"shop.example.com","service":"web","port":8080}]}}`), Variables: json.RawMessage(`{}`), SpecHash: "5eca1f"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -126,6 +126,10 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 	}
 	if testid(r, "deployment-cancel").Length() != 0 {
 		t.Error("a finished deployment offers Cancel")
+	}
+	// The page names the spec hash of what the deployment runs.
+	if got := strings.TrimSpace(testid(br.get(path), "deployment-spec-hash").Find(".mono").Text()); got != "5eca1f" {
+		t.Errorf("deployment page spec hash %q, want 5eca1f", got)
 	}
 	if c, _ := r.doc.Find(`form:has([data-testid="deployment-retry"])`).Attr("hx-confirm"); !strings.Contains(c, "again from the saved manifest") {
 		t.Errorf("retry confirmation %q, want the saved manifest", c)

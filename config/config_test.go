@@ -481,7 +481,7 @@ func TestWriteDefault(t *testing.T) {
 	if err := WriteDefault(path); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("second write: %v, want fs.ErrExist", err)
 	}
-	if c, _ := Load(path, true); c.Worker.DeployConcurrency != 9 {
+	if c, _ := (Options{Path: path, Explicit: true, LookupEnv: noEnv}).Load(); c.Worker.DeployConcurrency != 9 {
 		t.Errorf("WriteDefault replaced an existing file")
 	}
 }

@@ -43,13 +43,6 @@ type origin struct {
 	line, column int
 }
 
-// Load reads the configuration file at path (DefaultPath when empty) and the
-// environment. explicit says the user named the file, so a missing one is an
-// error. It is Options{Path: path, Explicit: explicit}.Load().
-func Load(path string, explicit bool) (Config, error) {
-	return Options{Path: path, Explicit: explicit}.Load()
-}
-
 // Load builds the configuration: defaults, then the file, then the
 // environment, then o.Overrides, then validation. The error is Errors,
 // every problem at once, each naming its key and source.
@@ -100,19 +93,6 @@ func (o Options) Load() (Config, error) {
 			continue
 		}
 		origins[f.Key] = origin{source: ov.Source}
-	}
-	return finish(c, origins, errs)
-}
-
-// Decode decodes a configuration file's contents over the defaults and
-// validates the result, without reading the environment; name is used in
-// errors.
-func Decode(data []byte, name string) (Config, error) {
-	c := Default()
-	origins := map[string]origin{}
-	errs, fatal := decodeInto(&c, data, name, origins)
-	if fatal {
-		return Config{}, errs
 	}
 	return finish(c, origins, errs)
 }

@@ -139,7 +139,7 @@ func systemValues(m *Manifest, rc RenderContext) map[string]string {
 // and substituted text is never evaluated again. File contents, names and
 // other fields that cannot hold references are left as written.
 //
-// A manifest whose references are invalid (see ValidateReferences) is not
+// A manifest whose references are invalid (see ValidateReferencesFor) is not
 // rendered: Render returns those errors and a nil manifest. Otherwise it
 // reports every field it could not render, each naming the
 // environment, the field path and the variable; when everything rendered, it

@@ -13,7 +13,7 @@ type ValidateOptions struct {
 	// Rendered says the manifest's variables were rendered: values are
 	// checked in full and a leftover reference is an error. Otherwise
 	// values holding references are checked once rendered, and references
-	// themselves are checked by ValidateReferences.
+	// themselves are checked by ValidateReferencesFor.
 	Rendered bool
 	// RepositoryBacked says the manifest belongs to a repository-backed
 	// application even though it has no spec.manifest, as a manifest
@@ -248,7 +248,7 @@ func (v *validator) volumes() {
 }
 
 // variables checks the size of every variables table; names, values and
-// references are checked by ValidateReferences.
+// references are checked by ValidateReferencesFor.
 func (v *validator) variables() {
 	eachVariableTable(v.m, func(path string, vars map[string]Value) {
 		v.budget(path, len(vars), MaxVariablesPerTable, "variables in "+path)

@@ -192,24 +192,6 @@ func ContainsReference(s string) bool {
 	return found || err != nil
 }
 
-// References returns every reference in s, in order.
-func References(s string) ([]Reference, error) {
-	if !strings.Contains(s, refOpen) {
-		return nil, nil
-	}
-	parts, err := parseTemplate(s)
-	if err != nil {
-		return nil, err
-	}
-	var refs []Reference
-	for _, p := range parts {
-		if p.ref != nil {
-			refs = append(refs, *p.ref)
-		}
-	}
-	return refs, nil
-}
-
 // wholeReference returns the reference when s is exactly one reference and
 // nothing else, as replicas = "${{ vars.web_replicas }}" is.
 func wholeReference(s string) (Reference, bool) {
@@ -243,20 +225,13 @@ func declaredVariables(m *Manifest) map[string]bool {
 	return names
 }
 
-// ValidateReferences checks every ${{ }} reference of an unrendered manifest:
-// syntax, namespaces, system variables, declarations, and that references
-// appear only in fields that accept them. It also checks variable names and
-// values. Values that contain references are validated once rendered.
-// git.branch and git.sha need spec.manifest; see ValidateReferencesFor for
-// manifests fetched from a repository, which may omit it.
-func ValidateReferences(m *Manifest) Errors {
-	return ValidateReferencesFor(m, m.Spec.Manifest != nil)
-}
-
-// ValidateReferencesFor is ValidateReferences for a manifest whose
-// application is, or is not, repository-backed whatever its spec.manifest
-// says: a manifest fetched from a repository may omit spec.manifest and
-// still use git.branch and git.sha.
+// ValidateReferencesFor checks every ${{ }} reference of an unrendered
+// manifest (syntax, namespaces, system variables, declarations, and that
+// references appear only in fields that accept them) and its variable
+// names and values; values that contain references are validated once
+// rendered. repositoryBacked says whether the application is
+// repository-backed whatever spec.manifest says: a manifest fetched from a
+// repository may omit spec.manifest and still use git.branch and git.sha.
 func ValidateReferencesFor(m *Manifest, repositoryBacked bool) Errors {
 	var errs Errors
 	declared := declaredVariables(m)

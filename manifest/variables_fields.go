@@ -30,7 +30,7 @@ type field struct {
 // references. It is the one
 // list of where references may appear, shared by validation and Render.
 // File contents are skipped: they are mounted as written, never rendered.
-// Variable tables are skipped too; ValidateReferences checks them itself.
+// Variable tables are skipped too; ValidateReferencesFor checks them itself.
 func walkFields(m *Manifest, visit func(*field)) {
 	w := fieldWalker{visit: visit}
 	w.text("", "metadata.name", m.Metadata.Name)

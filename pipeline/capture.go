@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/store"
@@ -35,6 +32,9 @@ func (r *run) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if capture.SpecHash, err = r.specHash(ctx, capture.Rendered); err != nil {
+		return err
+	}
 	d, err := r.p.Store.RecordCapture(ctx, r.d.TeamID, r.d.ID, capture)
 	if errors.Is(err, store.ErrAlreadyCaptured) {
 		d, err = r.p.Store.GetDeployment(ctx, r.d.TeamID, r.d.ID)
@@ -42,7 +42,7 @@ func (r *run) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.d.CapturedManifest, r.d.RenderedManifest, r.d.Variables = d.CapturedManifest, d.RenderedManifest, d.Variables
+	r.d.CapturedManifest, r.d.RenderedManifest, r.d.Variables, r.d.SpecHash = d.CapturedManifest, d.RenderedManifest, d.Variables, d.SpecHash
 	if err := r.finish(ctx, "capture", StepSucceeded, ""); err != nil {
 		return err
 	}
@@ -117,62 +117,14 @@ func (r *run) capturePromotion(ctx context.Context) (store.Capture, error) {
 	if err != nil {
 		return store.Capture{}, err
 	}
-	if diffs := BuildInputChanges(before, after); len(diffs) > 0 {
-		return store.Capture{}, fail("release_incompatible",
-			"the release's build inputs render differently in %s: %s; keep per-environment values out of build inputs",
-			r.env.Name, strings.Join(diffs, "; "))
+	if err := manifest.CheckRelease(before, after, r.env.Name); err != nil {
+		return store.Capture{}, asCoded(err)
 	}
 	srcProgress, _ := ParseProgress(src.Steps)
 	if err := r.adoptPrepared(ctx, srcProgress); err != nil {
 		return store.Capture{}, err
 	}
 	return capture, nil
-}
-
-// BuildInputChanges lists the build inputs (image, dockerfile, context,
-// build arguments, target) that differ between two renderings of a
-// release, as "services.<name>.<field>: before -> after".
-func BuildInputChanges(before, after *manifest.Manifest) []string {
-	var out []string
-	idx := map[string]manifest.Service{}
-	for _, s := range before.Spec.Services {
-		idx[s.Name] = s
-	}
-	for _, a := range after.Spec.Services {
-		b, ok := idx[a.Name]
-		if !ok {
-			continue
-		}
-		add := func(field, x, y string) {
-			if x != y {
-				out = append(out, fmt.Sprintf("services.%s.%s: %q -> %q", a.Name, field, x, y))
-			}
-		}
-		add("source.image", b.Source.Image, a.Source.Image)
-		bb, ab := b.Source.Build, a.Source.Build
-		if bb == nil || ab == nil {
-			continue
-		}
-		add("build.dockerfile", bb.Dockerfile, ab.Dockerfile)
-		add("build.context", bb.Context, ab.Context)
-		add("build.target", bb.Target, ab.Target)
-		keys := map[string]bool{}
-		for k := range bb.Args {
-			keys[k] = true
-		}
-		for k := range ab.Args {
-			keys[k] = true
-		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			add("build.args."+k, bb.Args[k], ab.Args[k])
-		}
-	}
-	return out
 }
 
 // renderAndPin renders a saved manifest for the environment and pins the
@@ -218,20 +170,19 @@ func (r *run) renderAndPin(ctx context.Context, saved json.RawMessage) (store.Ca
 }
 
 func (r *run) renderContext() manifest.RenderContext {
-	rc := manifest.RenderContext{
-		Environment:  r.env.Name,
-		Preview:      r.env.Kind == store.KindPreview,
-		Slug:         r.env.Slug,
-		GitBranch:    r.env.Branch,
-		GitSHA:       r.env.Commit,
-		DeploymentID: r.d.ID,
+	var branch, commit string
+	if r.fetched != nil { // fetch.go
+		branch, commit = r.fetched.Branch, r.fetched.Commit
 	}
-	// A repository-backed deployment renders the branch and full commit it
-	// fetched (fetch.go).
-	if r.fetched != nil {
-		rc.GitBranch, rc.GitSHA = r.fetched.Branch, r.fetched.Commit
+	return manifest.DeploymentContext(RenderTarget(r.env), r.d.ID, branch, commit)
+}
+
+// RenderTarget is env as the manifest's system variables see it.
+func RenderTarget(env store.Environment) manifest.Target {
+	return manifest.Target{
+		Name: env.Name, Slug: env.Slug, Preview: env.Kind == store.KindPreview,
+		Branch: env.Branch, Commit: env.Commit,
 	}
-	return rc
 }
 
 func (r *run) loadRendered() error {
@@ -260,4 +211,23 @@ func scopeJSON(scope map[string]manifest.Value) map[string]any {
 		out[k] = v.Interface()
 	}
 	return out
+}
+
+// specHash is the identity of what the deployment runs: manifest.SpecHash
+// of its rendered manifest and the repository files it mounts (those the
+// deployment, or the one it restores or promotes, read).
+func (r *run) specHash(ctx context.Context, rendered []byte) (string, error) {
+	m, err := manifest.Decode(rendered, "json")
+	if err != nil {
+		return "", fail(CodeManifestInvalid, "the rendered manifest does not decode: %v", err)
+	}
+	files, err := r.repositoryFiles(ctx)
+	if err != nil {
+		return "", err
+	}
+	hash, err := manifest.SpecHash(m, files)
+	if err != nil {
+		return "", fail(CodeManifestInvalid, "%v", err)
+	}
+	return hash, nil
 }

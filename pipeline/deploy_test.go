@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/pipeline"
 
 	"github.com/docker/docker/api/types/filters"
@@ -53,6 +54,11 @@ func TestPipeline_TwoServicesConverge(t *testing.T) {
 	if d.RenderedManifest == nil || d.CapturedManifest == nil {
 		t.Error("the deployment did not record its captured and rendered manifest")
 	}
+	rendered, err := manifest.Decode(d.RenderedManifest, "json")
+	must(t, err)
+	if want, err := manifest.SpecHash(rendered, nil); err != nil || d.SpecHash != want {
+		t.Errorf("recorded spec hash %q, want manifest.SpecHash of the rendered manifest %q (%v)", d.SpecHash, want, err)
+	}
 
 	// /metrics counts the deployment.
 	rec := httptest.NewRecorder()
@@ -82,6 +88,9 @@ HEALTHY = "false"`, 1)
 	if second.ErrorCode != swarm.CodeRolloutFailed && second.ErrorCode != swarm.CodeConvergenceTimeout {
 		t.Fatalf("error code %q, want a rollout failure", second.ErrorCode)
 	}
+	if strings.Contains(second.ErrorMessage, second.ErrorCode) {
+		t.Errorf("error message %q names its code %s again", second.ErrorMessage, second.ErrorCode)
+	}
 
 	queued := b.Queue.Deployments()
 	if len(queued) != 1 {
@@ -89,6 +98,12 @@ HEALTHY = "false"`, 1)
 	}
 	rollback := b.Advance(t, queued[0])
 	pipelinetest.ExpectState(t, rollback, store.StateSucceeded)
+	// The spec hash is the identity of what runs: the rollback runs the
+	// first deployment's, which the second's differs from.
+	if first.SpecHash == "" || rollback.SpecHash != first.SpecHash || second.SpecHash == first.SpecHash {
+		t.Errorf("spec hashes: first %q, second %q, rollback %q; want the rollback's the first's, the second's different",
+			first.SpecHash, second.SpecHash, rollback.SpecHash)
+	}
 	if rollback.Origin != store.OriginRollback || rollback.RestoredFrom != first.ID {
 		t.Errorf("rollback origin %s restored from %s, want rollback of %s", rollback.Origin, rollback.RestoredFrom, first.ID)
 	}
@@ -226,6 +241,9 @@ func TestPipeline_MissingImageFailsAndKeepsRunningDeployment(t *testing.T) {
 	pipelinetest.ExpectState(t, d, store.StateFailed)
 	if d.ErrorCode != image.CodeUnavailable {
 		t.Errorf("error code %q, want %s", d.ErrorCode, image.CodeUnavailable)
+	}
+	if strings.Contains(d.ErrorMessage, d.ErrorCode) {
+		t.Errorf("error message %q names its code %s again", d.ErrorMessage, d.ErrorCode)
 	}
 	if after := b.Services(t)["web"].Version.Index; after != before {
 		t.Errorf("the running web service changed (version %d -> %d) although preparation failed", before, after)

@@ -30,7 +30,7 @@ func (r *run) plan(ctx context.Context) error {
 	}
 	actions, err := swarm.Plan(observed, desired)
 	if err != nil {
-		return fail(codeOf(err, "plan_failed"), "%v", err)
+		return fail(codeOf(err, "plan_failed"), "%s", detail(err))
 	}
 	if !r.progress.Done("plan") {
 		if err := r.start(ctx, "plan"); err != nil {
@@ -108,7 +108,7 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		// create the networks first, then render the proxies' addresses.
 		first, err := swarm.Desired(in)
 		if err != nil {
-			return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
+			return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%s", detail(err))
 		}
 		if err := r.p.Driver.EnsureNetworks(ctx, first); err != nil {
 			return swarm.DesiredState{}, asFailure(err)
@@ -120,7 +120,7 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 	}
 	desired, err := swarm.Desired(in)
 	if err != nil {
-		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%v", err)
+		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%s", detail(err))
 	}
 	return desired, r.attachRegistryAuth(ctx, &desired)
 }

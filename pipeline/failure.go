@@ -33,7 +33,7 @@ func asFailure(err error) error {
 	if code == "" || code == swarm.CodeDockerUnavailable {
 		return err
 	}
-	return &Failure{Code: code, Message: err.Error()}
+	return &Failure{Code: code, Message: detail(err)}
 }
 
 // Failure is a step error that ends the deployment as failed, with a
@@ -45,6 +45,16 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+// detail is err's text without its code, for a Failure that records the
+// code apart: each error names its code once.
+func detail(err error) string {
+	var d interface{ Detail() string }
+	if errors.As(err, &d) {
+		return d.Detail()
+	}
+	return err.Error()
+}
 
 func fail(code, format string, args ...any) error {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -61,7 +71,7 @@ type codedError interface {
 func asCoded(err error) error {
 	var c codedError
 	if errors.As(err, &c) && c.ErrorCode() != "" {
-		return &Failure{Code: c.ErrorCode(), Message: c.Error()}
+		return &Failure{Code: c.ErrorCode(), Message: detail(err)}
 	}
 	var se *secrets.Error
 	if errors.As(err, &se) {

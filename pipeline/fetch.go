@@ -133,7 +133,7 @@ func (r *run) fetchManifest(ctx context.Context, saved *manifest.Manifest) (stor
 // failure; an uncoded one (I/O) stays retryable.
 func buildFailure(field string, err error) error {
 	if code := build.ErrorCode(err); code != "" {
-		return fail(code, "%s: %v", field, err)
+		return fail(code, "%s: %s", field, detail(err))
 	}
 	return err
 }

@@ -48,7 +48,7 @@ func (r *run) jobs(ctx context.Context) error {
 		if err != nil {
 			if code := swarm.Code(err); code == swarm.CodeJobFailed || code == swarm.CodeJobTimeout {
 				_ = r.finish(ctx, step, StepFailed, err.Error())
-				return &Failure{Code: code, Message: err.Error()}
+				return &Failure{Code: code, Message: detail(err)}
 			}
 			return asFailure(err)
 		}

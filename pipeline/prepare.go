@@ -30,7 +30,7 @@ func (r *run) prepare(ctx context.Context) error {
 			res, err := r.p.Images.Resolve(ctx, svc.Source.Image)
 			var ie *image.Error
 			if errors.As(err, &ie) {
-				return fail(ie.Code, "service %s: %s", svc.Name, ie.Error())
+				return fail(ie.Code, "service %s: %s", svc.Name, ie.Detail())
 			}
 			if err != nil {
 				return err
@@ -102,7 +102,7 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 	res, err := r.p.Builds.PrepareSource(ctx, req)
 	if err != nil {
 		if code := build.ErrorCode(err); code != "" {
-			return nil, fail(code, "service %s: %v", svc.Name, err)
+			return nil, fail(code, "service %s: %s", svc.Name, detail(err))
 		}
 		return nil, err
 	}

@@ -93,17 +93,20 @@ type Deployment struct {
 	CapturedManifest json.RawMessage // nil until captured
 	RenderedManifest json.RawMessage // nil until captured
 	Variables        json.RawMessage // nil until captured
-	Origin           Origin
-	RestoredFrom     string // deployment id for restore and rollback origins
-	PromotedFrom     string // deployment id for the promotion origin
-	Actor            string
-	ErrorCode        string
-	ErrorMessage     string
-	Steps            json.RawMessage // a JSON array, the worker's progress record
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-	StartedAt        *time.Time
-	FinishedAt       *time.Time
+	// SpecHash is manifest.SpecHash of what the deployment runs; "" until
+	// captured (and for deployments captured before it was recorded).
+	SpecHash     string
+	Origin       Origin
+	RestoredFrom string // deployment id for restore and rollback origins
+	PromotedFrom string // deployment id for the promotion origin
+	Actor        string
+	ErrorCode    string
+	ErrorMessage string
+	Steps        json.RawMessage // a JSON array, the worker's progress record
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	StartedAt    *time.Time
+	FinishedAt   *time.Time
 }
 
 // DeploymentParams are the fields of a new deployment request.
@@ -121,6 +124,7 @@ type Capture struct {
 	Manifest  json.RawMessage
 	Rendered  json.RawMessage
 	Variables json.RawMessage
+	SpecHash  string
 }
 
 // DeploymentFilter narrows ListDeployments. Zero fields do not filter.
@@ -133,14 +137,14 @@ type DeploymentFilter struct {
 }
 
 const deploymentColumns = `id, team_id, application_id, environment_id, state, revision,
-	captured_manifest, rendered_manifest, variables, origin, coalesce(restored_from, ''),
+	captured_manifest, rendered_manifest, variables, spec_hash, origin, coalesce(restored_from, ''),
 	coalesce(promoted_from, ''), actor, error_code, error_message, steps,
 	created_at, updated_at, started_at, finished_at`
 
 func scanDeployment(row pgx.Row) (Deployment, error) {
 	var d Deployment
 	err := row.Scan(&d.ID, &d.TeamID, &d.ApplicationID, &d.EnvironmentID, &d.State, &d.Revision,
-		&d.CapturedManifest, &d.RenderedManifest, &d.Variables, &d.Origin, &d.RestoredFrom,
+		&d.CapturedManifest, &d.RenderedManifest, &d.Variables, &d.SpecHash, &d.Origin, &d.RestoredFrom,
 		&d.PromotedFrom, &d.Actor, &d.ErrorCode, &d.ErrorMessage, &d.Steps,
 		&d.CreatedAt, &d.UpdatedAt, &d.StartedAt, &d.FinishedAt)
 	return d, err
@@ -287,10 +291,11 @@ func (s *Store) transitionRefused(ctx context.Context, op, teamID, id string, to
 func (s *Store) RecordCapture(ctx context.Context, teamID, id string, c Capture) (Deployment, error) {
 	const op = "record capture"
 	d, err := scanDeployment(s.db.QueryRow(ctx, `
-		UPDATE deployments SET captured_manifest = $3, rendered_manifest = $4, variables = $5, updated_at = clock_timestamp()
+		UPDATE deployments SET captured_manifest = $3, rendered_manifest = $4, variables = $5, spec_hash = $6,
+			updated_at = clock_timestamp()
 		WHERE team_id = $1 AND id = $2 AND state = 'capturing' AND captured_manifest IS NULL
 		RETURNING `+deploymentColumns,
-		teamID, id, []byte(c.Manifest), []byte(c.Rendered), []byte(c.Variables)))
+		teamID, id, []byte(c.Manifest), []byte(c.Rendered), []byte(c.Variables), c.SpecHash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = s.transitionRefused(ctx, op, teamID, id, StateCapturing)
 		var te *TransitionError

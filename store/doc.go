@@ -43,7 +43,7 @@
 //
 // # API (ids are text with a kind prefix: team_, usr_, inv_, tok_, app_, rev_, env_, dep_)
 //
-//	New(pool) *Store; NewTx(tx) *Store; (*Store).WithTx; Tx(); Pool()
+//	New(pool) *Store; OnTx(db, tx) *Store; (*Store).WithTx; Tx(); Pool()
 //	Migrate(ctx, pool); CheckSchema(ctx, pool); SchemaVersion(ctx, pool); Migrations()
 //	HashToken(token) []byte (sha-256); ShortID(id) string
 //

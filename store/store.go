@@ -91,7 +91,7 @@ type DBTX interface {
 }
 
 // Store is Slipway's Postgres storage. Its zero value is unusable; build it
-// with New or NewTx. A Store is safe for concurrent use when it wraps a pool;
+// with New (or OnTx). A Store is safe for concurrent use when it wraps a pool;
 // one bound to a transaction (inside WithTx) is not.
 type Store struct {
 	pool *pgxpool.Pool
@@ -104,15 +104,15 @@ func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, db: pool}
 }
 
-// NewTx returns a Store running every query inside tx, each statement in
-// a savepoint of its own so that a failing one (an expected conflict) does
-// not abort tx; WithTx on it opens a savepoint too. Tests use it (see
-// storetest) to roll everything back at the end.
-func NewTx(tx pgx.Tx) *Store {
-	return &Store{db: savepointDB{tx: tx}, tx: tx}
+// OnTx returns a Store bound to transaction tx (Tx returns it) that runs
+// its queries, and begins WithTx's savepoints, through db. storetest binds
+// one to a test's transaction through a db that gives every statement a
+// savepoint of its own.
+func OnTx(db DBTX, tx pgx.Tx) *Store {
+	return &Store{db: db, tx: tx}
 }
 
-// Pool returns the pool the Store was built on, or nil for NewTx stores.
+// Pool returns the pool the Store was built on, or nil for OnTx stores.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Tx returns the transaction the Store is bound to, or nil outside WithTx.

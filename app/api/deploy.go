@@ -117,32 +117,35 @@ type Event struct {
 // Deployment is a deployment on the wire. The rendered manifest and the
 // variables are left out: they may hold values the API never shows.
 type Deployment struct {
-	ID            string     `json:"id"`
-	ApplicationID string     `json:"application_id"`
-	EnvironmentID string     `json:"environment_id"`
-	Environment   string     `json:"environment,omitempty"`
-	State         string     `json:"state"`
-	Terminal      bool       `json:"terminal"`
-	Revision      int64      `json:"revision"`
-	Origin        string     `json:"origin"`
-	RestoredFrom  string     `json:"restored_from,omitempty"`
-	PromotedFrom  string     `json:"promoted_from,omitempty"`
-	Actor         string     `json:"actor"`
-	ErrorCode     string     `json:"error_code,omitempty"`
-	ErrorMessage  string     `json:"error_message,omitempty"`
-	Steps         []Step     `json:"steps"`
-	Events        []Event    `json:"events,omitempty"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
-	StartedAt     *time.Time `json:"started_at,omitempty"`
-	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	ID            string `json:"id"`
+	ApplicationID string `json:"application_id"`
+	EnvironmentID string `json:"environment_id"`
+	Environment   string `json:"environment,omitempty"`
+	State         string `json:"state"`
+	Terminal      bool   `json:"terminal"`
+	Revision      int64  `json:"revision"`
+	// SpecHash is the specification hash of what the deployment runs
+	// (manifest.SpecHash); absent until captured.
+	SpecHash     string     `json:"spec_hash,omitempty"`
+	Origin       string     `json:"origin"`
+	RestoredFrom string     `json:"restored_from,omitempty"`
+	PromotedFrom string     `json:"promoted_from,omitempty"`
+	Actor        string     `json:"actor"`
+	ErrorCode    string     `json:"error_code,omitempty"`
+	ErrorMessage string     `json:"error_message,omitempty"`
+	Steps        []Step     `json:"steps"`
+	Events       []Event    `json:"events,omitempty"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+	StartedAt    *time.Time `json:"started_at,omitempty"`
+	FinishedAt   *time.Time `json:"finished_at,omitempty"`
 }
 
 // newDeployment converts a deployment; envName may be "" when unknown.
 func newDeployment(d store.Deployment, envName string) Deployment {
 	out := Deployment{
 		ID: d.ID, ApplicationID: d.ApplicationID, EnvironmentID: d.EnvironmentID, Environment: envName,
-		State: string(d.State), Terminal: d.State.Terminal(), Revision: d.Revision, Origin: string(d.Origin),
+		State: string(d.State), Terminal: d.State.Terminal(), Revision: d.Revision, SpecHash: d.SpecHash, Origin: string(d.Origin),
 		RestoredFrom: d.RestoredFrom, PromotedFrom: d.PromotedFrom, Actor: d.Actor,
 		ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage, Steps: []Step{},
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, StartedAt: d.StartedAt, FinishedAt: d.FinishedAt,

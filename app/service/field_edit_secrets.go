@@ -89,7 +89,6 @@ func secretMountChecker(ctx context.Context, st *store.Store, a Actor, appID str
 		if manifestMountsReference(m) {
 			for _, e := range envs {
 				rc := planRenderContext(m, "", e)
-				rc.Preview = e.Kind == store.KindPreview
 				// Fields that fail to render keep their text, so a
 				// partly rendered manifest still answers for the rest.
 				if r, _ := manifest.Render(m, rc); r != nil {

@@ -86,18 +86,12 @@ func renderedPlanWarnings(m *manifest.Manifest, env store.Environment) (*manifes
 	return rendered, manifest.RenderedWarnings(m, rendered, rc), true
 }
 
-// planRenderContext is how a plan renders m for env before anything is
-// fetched: deployment.id is "preview" and an unpinned repository
-// manifest's git.sha is 40 zeros. appName "" means metadata.name.
+// planRenderContext is how a plan renders m for env (manifest.PlanContext);
+// appName "" means metadata.name.
 func planRenderContext(m *manifest.Manifest, appName string, env store.Environment) manifest.RenderContext {
-	rc := manifest.RenderContext{
-		Environment: env.Name, Slug: env.Slug, AppName: appName,
-		GitBranch: env.Branch, GitSHA: env.Commit, DeploymentID: manifest.PlanDeploymentID,
-	}
-	if m.Spec.Manifest != nil && rc.GitSHA == "" {
-		rc.GitSHA = manifest.PlanGitSHA
-	}
-	return rc
+	t := pipeline.RenderTarget(env)
+	t.AppName = appName
+	return manifest.PlanContext(m, t)
 }
 
 // unconnectedWarnings are the import_unconnected warnings of rendered in

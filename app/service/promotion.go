@@ -330,9 +330,7 @@ func checkRelease(ctx context.Context, a Actor, p *promotion, plan *PromotionPla
 		problem("release_id", "release_unavailable", "the release's manifest does not decode: %v", err)
 		return nil
 	}
-	rc := manifest.RenderContext{
-		Environment: p.target.Name, Slug: p.target.Slug, GitBranch: p.target.Branch, GitSHA: p.target.Commit,
-	}
+	rc := manifest.PlanContext(saved, pipeline.RenderTarget(p.target))
 	rendered, errs := manifest.Render(saved, rc)
 	if len(errs) > 0 {
 		problem("environment", "release_incompatible", "the release does not render for %s: %s", p.target.Name, errs.Error())
@@ -341,10 +339,8 @@ func checkRelease(ctx context.Context, a Actor, p *promotion, plan *PromotionPla
 		// Warnings that the target's own variables decide (rollout.order...).
 		plan.Warnings = append(plan.Warnings, manifest.RenderedWarnings(saved, rendered, rc)...)
 		if before, err := manifest.Decode(p.source.RenderedManifest, "json"); err == nil {
-			if diffs := pipeline.BuildInputChanges(before, rendered); len(diffs) > 0 {
-				problem("environment", "release_incompatible",
-					"the release's build inputs render differently in %s: %s; keep per-environment values out of build inputs",
-					p.target.Name, strings.Join(diffs, "; "))
+			if err := manifest.CheckRelease(before, rendered, p.target.Name); err != nil {
+				problem("environment", manifest.CodeReleaseIncompatible, "%v", err)
 			}
 		}
 	}

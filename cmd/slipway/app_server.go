@@ -138,6 +138,9 @@ func newAppStatusCommand() *cobra.Command {
 				fmt.Fprintf(out, "environment %s", e.Name)
 				if d := e.LatestDeployment; d != nil {
 					fmt.Fprintf(out, ": deployment %s %s (revision %d)", d.ID, d.State, d.Revision)
+					if d.SpecHash != "" {
+						fmt.Fprintf(out, ", spec %s", shortHash(d.SpecHash))
+					}
 				} else {
 					fmt.Fprint(out, ": never deployed")
 				}
@@ -222,3 +225,12 @@ func newTable(out io.Writer, header ...string) *table {
 
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
 func (t *table) flush() error        { return t.tw.Flush() }
+
+// shortHash is the first 12 hex digits of a spec hash, as status lists
+// it (deployment show prints it whole).
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

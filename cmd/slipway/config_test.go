@@ -80,7 +80,12 @@ func TestConfigDefaultCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Decode([]byte(out), "stdout")
+	path := filepath.Join(t.TempDir(), "slipway.toml")
+	if err := os.WriteFile(path, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := func(string) (string, bool) { return "", false }
+	c, err := config.Options{Path: path, Explicit: true, LookupEnv: noEnv}.Load()
 	if err != nil || c != config.Default() {
 		t.Errorf("config default does not decode to the defaults: %v", err)
 	}

@@ -97,6 +97,9 @@ func printDeployment(out io.Writer, d api.Deployment) {
 	fmt.Fprintf(out, "environment: %s (%s)\n", d.Environment, d.EnvironmentID)
 	fmt.Fprintf(out, "state:       %s\n", d.State)
 	fmt.Fprintf(out, "revision:    %d, origin %s, by %s\n", d.Revision, d.Origin, d.Actor)
+	if d.SpecHash != "" {
+		fmt.Fprintf(out, "spec hash:   %s\n", d.SpecHash)
+	}
 	if d.ErrorCode != "" {
 		fmt.Fprintf(out, "error:       %s: %s\n", d.ErrorCode, d.ErrorMessage)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/localpg"
 )
@@ -167,7 +168,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secretService, Previews: newPreviewService(st, cfg), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secretService, Previews: newPreviewService(st, cfg, &build.Lister{}), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL})
 	})
 	wg.Go(func() {
 		defer cancel()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipwayhq/slipway/gatewayfeed"
+
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -33,7 +35,7 @@ func TestDevGateway_FeedOnTCP(t *testing.T) {
 	if err := startDevGateway(ctx, st, cfg, filepath.Join(dir, "data"), &out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	if !fileExists(filepath.Join(dir, "data", "gateway", gatewaySocketName)) {
+	if !fileExists(filepath.Join(dir, "data", "gateway", gatewayfeed.SocketName)) {
 		t.Error("dev no longer serves the unix socket")
 	}
 	m := regexp.MustCompile(`route feed also on (http://\S+)`).FindStringSubmatch(out.String())

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/gatewayfeed"
+
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/acmetest"
 	"github.com/slipwayhq/slipway/store"
@@ -53,7 +55,7 @@ func TestGatewayFeed_CertificateStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := startGatewayFeed(ctx, st, filepath.Join(dir, "feed"), slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	httpPort, httpsPort := freeTCPPort(t), freeTCPPort(t)
@@ -63,7 +65,7 @@ func TestGatewayFeed_CertificateStates(t *testing.T) {
 		done <- ingress.Run(ctx, ingress.Config{
 			HTTPAddr:  net.JoinHostPort("127.0.0.1", strconv.Itoa(httpPort)),
 			HTTPSAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(httpsPort)),
-			Source:    ingress.Source{SocketPath: filepath.Join(dir, "feed", gatewaySocketName)},
+			Source:    ingress.Source{SocketPath: filepath.Join(dir, "feed", gatewayfeed.SocketName)},
 			DataDir:   filepath.Join(dir, "gateway"),
 			TLS:       ingress.TLSOptions{ACMEDirectory: acme.Directory, ACMECARoot: acme.DirectoryCAFile, ACMEEmail: "ops@example.com", DisableTLSALPNChallenge: true},
 			Log:       slog.New(slog.DiscardHandler),

@@ -2,21 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/gatewayfeed"
 	"github.com/slipwayhq/slipway/pipeline"
-	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -34,9 +31,6 @@ const (
 	// operator runs the gateway elsewhere); the route feed stays, unlike
 	// with ingress.enabled = false (gatewayEnabled).
 	envGateway = "SLIPWAY_GATEWAY"
-
-	gatewaySocketName   = "gateway.sock"
-	gatewayPollInterval = time.Second
 )
 
 // gatewayRoutes is the pipeline's routes hook: deployed routes in the
@@ -55,7 +49,8 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, e
 type noGateway struct{}
 
 func (noGateway) ConnectNetwork(context.Context, string) (string, error) { return "", nil }
-func (noGateway) DisconnectNetwork(context.Context, string) error        { return nil }
+
+func (noGateway) DisconnectNetwork(context.Context, string) error { return nil }
 
 // startServeGatewayFeed serves the route table for a gateway on this host
 // and keeps that gateway's container (superviseGateway), unless
@@ -80,7 +75,7 @@ func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Conf
 // token (a token it cannot read leaves TCP off, logged). It returns the
 // bound TCP address, nil without one.
 func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string, cfg config.Config, logger *slog.Logger) (net.Addr, error) {
-	return startGatewayFeedWith(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger)
+	return gatewayfeed.Start(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger)
 }
 
 // startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
@@ -115,149 +110,4 @@ func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, d
 		fmt.Fprintf(out, "Gateway metrics on http://%s/metrics (bearer token from %s)\n", cfg.MetricsAddr, cfg.MetricsTokenFile)
 	}
 	return nil
-}
-
-// startGatewayFeed listens on <dir>/gateway.sock and serves the route
-// table there (ingress.RoutesPath, long-poll), republishing whenever the
-// store's version moves, and takes the gateway's certificate reports
-// (ingress.CertificatesPath) into the store, until ctx ends.
-func startGatewayFeed(ctx context.Context, st *store.Store, dir string, logger *slog.Logger) error {
-	_, err := startGatewayFeedWith(ctx, st, dir, gatewayFeedTCP{}, logger)
-	return err
-}
-
-// startGatewayFeedWith is startGatewayFeed that also serves the feed on
-// TCP behind the gateway token when tcp.Addr is set, for gateways on other
-// nodes; it returns the bound TCP address (nil without one).
-func startGatewayFeedWith(ctx context.Context, st *store.Store, dir string, tcp gatewayFeedTCP, logger *slog.Logger) (net.Addr, error) {
-	// Only the control plane and the gateway (root in its container) may
-	// reach the socket: it hands out every team's routes.
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, gatewaySocketName)
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("gateway socket %s: another control plane is serving it (gateway_socket_in_use)", path)
-	}
-	// A socket left by a control plane that did not stop cleanly.
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
-	}
-	pub := ingress.NewPublisher()
-	mux := http.NewServeMux()
-	mux.Handle(ingress.RoutesPath, pub)
-	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
-		return storeCertificateReport(ctx, st, r)
-	}))
-	var tcpAddr net.Addr
-	if tcp.Addr != "" {
-		tcpLn, err := listenGatewayFeedTCP(tcp)
-		if err != nil {
-			ln.Close()
-			return nil, err
-		}
-		tcpAddr = tcpLn.Addr()
-		serveGatewayFeed(ctx, tcpLn, ingress.RequireToken(tcp.Token, mux), logger)
-	}
-	serveGatewayFeed(ctx, ln, mux, logger)
-	go func() {
-		<-ctx.Done()
-		_ = os.Remove(path)
-	}()
-	go feedRoutes(ctx, st, pub, logger)
-	logger.Info("gateway route feed listening", "socket", path, "tcp", tcpAddr)
-	return tcpAddr, nil
-}
-
-// serveGatewayFeed serves h on ln until ctx ends.
-func serveGatewayFeed(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("gateway route feed stopped", "addr", ln.Addr(), "err", err)
-		}
-	}()
-	go func() {
-		<-ctx.Done()
-		// Long-polls would hold Shutdown for their whole wait.
-		_ = srv.Close()
-	}()
-}
-
-// feedRoutes publishes the route table once at start (even empty: gateways
-// get 503 until then) and again whenever its version changes.
-func feedRoutes(ctx context.Context, st *store.Store, pub *ingress.Publisher, logger *slog.Logger) {
-	published := int64(-1)
-	t := time.NewTicker(gatewayPollInterval)
-	defer t.Stop()
-	for {
-		v, err := st.RouteTableVersion(ctx)
-		if err == nil && v != published {
-			var table ingress.Table
-			if table, err = loadRouteTable(ctx, st, logger); err == nil {
-				pub.Publish(table)
-				published = table.Version
-				logger.Debug("published route table", "version", table.Version, "routes", len(table.Routes))
-			}
-		}
-		if err != nil && ctx.Err() == nil {
-			logger.Warn("read route table", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// loadRouteTable converts the store's routes into the gateway's table. A
-// route the gateway would refuse is left out and logged, because the
-// gateway refuses a whole table for one bad route.
-func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (ingress.Table, error) {
-	version, routes, err := st.RouteTable(ctx)
-	if err != nil {
-		return ingress.Table{}, err
-	}
-	table := ingress.Table{Version: version, Routes: make([]ingress.Route, 0, len(routes))}
-	for _, r := range routes {
-		ir := ingressRoute(r)
-		if err := (ingress.Table{Routes: []ingress.Route{ir}}).Validate(); err != nil {
-			logger.Error("route left out of the gateway table", "hostname", r.Hostname, "environment", r.EnvironmentID, "err", err)
-			continue
-		}
-		table.Routes = append(table.Routes, ir)
-	}
-	return table, nil
-}
-
-func ingressRoute(r store.DeployedRoute) ingress.Route {
-	ir := ingress.Route{
-		Hostname: r.Hostname, Visibility: ingress.Visibility(r.Visibility),
-		TeamID: r.TeamID, AppID: r.ApplicationID, EnvID: r.EnvironmentID,
-	}
-	if r.RedirectTo != "" {
-		ir.Redirect = &ingress.Redirect{To: r.RedirectTo, Status: r.RedirectStatus, PreservePath: r.PreservePath}
-	} else {
-		ir.Backend = &ingress.Backend{Service: r.BackendService, Port: r.BackendPort, Network: r.BackendNetwork}
-	}
-	return ir
-}
-
-// storeCertificateReport keeps the gateway's certificate state of every
-// routed hostname for the API, the CLI and the dashboard.
-func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.CertificateReport) error {
-	certs := make([]store.RouteCertificate, 0, len(r.Certificates))
-	for _, c := range r.Certificates {
-		certs = append(certs, store.RouteCertificate{Hostname: c.Hostname, State: string(c.State), ExpiresAt: c.ExpiresAt, LastError: c.LastError})
-	}
-	return st.ReportRouteCertificates(ctx, certs)
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/gatewayfeed"
+
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -40,7 +42,7 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	team, env := tenant.Team, tenant.Env
 
 	const token = "gw-token-0123456789"
-	feedAddr, err := startGatewayFeedWith(ctx, st, filepath.Join(dir, "feed"), gatewayFeedTCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
+	feedAddr, err := gatewayfeed.Start(ctx, st, filepath.Join(dir, "feed"), gatewayfeed.TCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
 	if err != nil || feedAddr == nil {
 		t.Fatalf("feed: %v %v", feedAddr, err)
 	}
@@ -169,7 +171,7 @@ func TestGatewayFeedTCPFromConfig(t *testing.T) {
 	if _, err := gatewayFeedTCPFromConfig(cfg); err == nil || !strings.Contains(err.Error(), "ingress.gateway_token_file") {
 		t.Fatalf("missing token file: %v", err)
 	}
-	if _, err := listenGatewayFeedTCP(gatewayFeedTCP{Addr: "127.0.0.1:0"}); err == nil {
+	if _, err := gatewayfeed.Start(context.Background(), nil, t.TempDir(), gatewayfeed.TCP{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("the TCP feed listened without a token")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/gatewayfeed"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -27,7 +28,7 @@ const gatewaySuperviseInterval = 15 * time.Second
 // an image it cannot build (logged) leave no container to keep.
 func superviseGateway(ctx context.Context, st *store.Store, conf config.Config, socketDir string, logger *slog.Logger) (gatewayctl.Config, bool) {
 	cfg := gatewayContainerConfig(conf)
-	cfg.SocketDir, cfg.SocketName = socketDir, gatewaySocketName
+	cfg.SocketDir, cfg.SocketName = socketDir, gatewayfeed.SocketName
 	if !gatewayEnabled(conf) {
 		logger.Info("not managing the gateway container", "reason", envGateway+"=off")
 		return cfg, false

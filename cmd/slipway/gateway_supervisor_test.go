@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/gatewayfeed"
+
 	dockerimage "github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/swarm"
@@ -88,7 +90,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		startServeGatewayFeed(ctx, st, cfg, logger)
-		if !fileExists(filepath.Join(sockDir, gatewaySocketName)) {
+		if !fileExists(filepath.Join(sockDir, gatewayfeed.SocketName)) {
 			t.Fatal("no route feed socket")
 		}
 		if _, err := cli.ContainerInspect(ctx, name); !client.IsErrNotFound(err) {

@@ -223,24 +223,20 @@ manifests, as the environment's pinned commit or 40 zeros, as plans do.`,
 	return cmd
 }
 
-// renderContext builds the context a plan renders with: deployment.id is
-// "preview", and a repository manifest's git.branch and git.sha are the
-// environment's branch and pinned commit (or 40 zeros), since nothing is
-// fetched.
+// renderContext builds the context a plan renders with
+// (manifest.PlanContext) for the environment env, or the preview of the
+// branch preview: nothing is fetched, so a repository manifest's git.branch
+// and git.sha are the environment's branch and pinned commit (from its
+// [spec.environments] block), or the connection's.
 func renderContext(m *manifest.Manifest, env, preview string, vars []string) (manifest.RenderContext, error) {
-	rc := manifest.RenderContext{Environment: env, DeploymentID: manifest.PlanDeploymentID}
+	t := manifest.Target{Name: env}
 	if preview != "" {
 		slug := manifest.PreviewSlug(m.Metadata.Name, preview, "")
-		rc = manifest.RenderContext{Environment: slug, Slug: slug, Preview: true, GitBranch: preview, GitSHA: manifest.PlanGitSHA, DeploymentID: manifest.PlanDeploymentID}
-	} else if ms := m.Spec.Manifest; ms != nil && ms.Repository != nil {
-		rc.GitBranch, rc.GitSHA = ms.Repository.Branch, ms.Repository.Commit
-		if block, ok := m.Spec.Environments[env]; ok && (block.Branch != "" || block.Commit != "") {
-			rc.GitBranch, rc.GitSHA = block.Branch, block.Commit
-		}
-		if rc.GitSHA == "" {
-			rc.GitSHA = manifest.PlanGitSHA
-		}
+		t = manifest.Target{Name: slug, Slug: slug, Preview: true, Branch: preview}
+	} else if block, ok := m.Spec.Environments[env]; ok {
+		t.Branch, t.Commit = block.Branch, block.Commit
 	}
+	rc := manifest.PlanContext(m, t)
 	if len(vars) > 0 {
 		scope := manifest.Scope(m, rc)
 		rc.Overrides = make(map[string]manifest.Value, len(vars))

@@ -10,19 +10,17 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
-// previewHeads lists branch heads for preview branch states: reads of one
-// repository that arrive while a listing runs share it.
-var previewHeads build.Lister
-
 // newPreviewService builds the preview machinery the API, the dashboard
-// and the GitHub flow share.
-func newPreviewService(st *store.Store, cfg config.Config) *service.Previews {
+// and the GitHub flow share. heads lists branch heads for preview branch
+// states: reads of one repository that arrive while a listing runs share
+// it.
+func newPreviewService(st *store.Store, cfg config.Config, heads *build.Lister) *service.Previews {
 	auth := build.Auth{AllowFileURLs: cfg.Git.AllowFileURLs}
 	return &service.Previews{
 		Store:  st,
 		Limits: service.PreviewLimits{MaxPerApplication: cfg.Previews.MaxPerApplication, MaxTotal: cfg.Previews.MaxTotal},
 		ListHeads: func(ctx context.Context, url string) (map[string]string, error) {
-			return previewHeads.Heads(ctx, url, auth, 0)
+			return heads.Heads(ctx, url, auth, 0)
 		},
 	}
 }

@@ -88,8 +88,10 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	}
 	// Pull requests and background sync redeploy previews through one
 	// deployer, so a head one of them requested is not requested twice.
-	previews := service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings), Enqueue: jobs.InsertFromWorker}
-	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: &build.Lister{}, AllowFileURLs: settings.Git.AllowFileURLs, Previews: previews}
+	// One lister: sync and preview branch states share listings.
+	heads := &build.Lister{}
+	previews := service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings, heads), Enqueue: jobs.InsertFromWorker}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: heads, AllowFileURLs: settings.Git.AllowFileURLs, Previews: previews}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}

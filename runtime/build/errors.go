@@ -41,24 +41,29 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.text(" (" + e.Code + ")") }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Detail is the error without its code, for a record that keeps the code
+// apart (a deployment's error_code and error_message).
+func (e *Error) Detail() string { return e.text("") }
+
+// text is "field: message<code>: err", each part when present.
+func (e *Error) text(code string) string {
 	var b strings.Builder
 	if e.Field != "" {
 		b.WriteString(e.Field)
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Message)
-	b.WriteString(" (")
-	b.WriteString(e.Code)
-	b.WriteString(")")
+	b.WriteString(code)
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
 	}
 	return b.String()
 }
-
-func (e *Error) Unwrap() error { return e.Err }
 
 // ErrorCode returns the code of the first *Error in err's chain, or "".
 func ErrorCode(err error) string {

@@ -39,8 +39,12 @@ type Error struct {
 	Message   string
 }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s: image %s: %s", e.Code, e.Reference, e.Message)
+func (e *Error) Error() string { return e.Code + ": " + e.Detail() }
+
+// Detail is the error without its code, for a record that keeps the code
+// apart.
+func (e *Error) Detail() string {
+	return fmt.Sprintf("image %s: %s", e.Reference, e.Message)
 }
 
 // Resolver finds images locally and pulls the missing ones.

@@ -406,7 +406,13 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 	labels := b.labels(map[string]string{LabelService: svc.Name})
 	cs.Labels = copyLabels(labels)
 	spec.Labels = labels
-	hash := specHash(spec)
+	// The service's identity is the manifest's per-service spec hash (its
+	// canonical settings and the repository files it mounts): what the
+	// deployment says it runs is what the label says.
+	hash, err := manifest.ServiceHash(b.in.Manifest, svc.Name, b.in.RepositoryFiles)
+	if err != nil {
+		return ServiceSpec{}, &Error{Code: CodeInvalidInput, Object: field, Message: err.Error()}
+	}
 	spec.Labels[LabelSpecHash] = hash
 	spec.Labels[LabelDeployment] = b.in.DeploymentID
 	spec.TaskTemplate.Networks = append(spec.TaskTemplate.Networks, linkAttachmentsFor(b.in.Links, svc.Name, false)...)

@@ -341,3 +341,40 @@ func TestDesired_VolumeNodes(t *testing.T) {
 		t.Fatalf("worker placed without a pin: %+v", w.Spec.TaskTemplate.Placement)
 	}
 }
+
+// A service's spec-hash label is the manifest's per-service hash, so a
+// change to one service (or to a repository file only another mounts)
+// leaves the other services' labels as they were.
+func TestDesired_ServiceHashLabel(t *testing.T) {
+	t.Parallel()
+	in := sampleInput()
+	label := func(in DesiredInput, service string) string {
+		t.Helper()
+		d, err := Desired(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := d.Service(service)
+		if !ok {
+			t.Fatalf("no service %s", service)
+		}
+		return s.Spec.Labels[LabelSpecHash]
+	}
+	want, err := manifest.ServiceHash(in.Manifest, "worker", in.RepositoryFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, web := label(in, "worker"), label(in, "web")
+	if worker != want {
+		t.Fatalf("worker's label %s, want manifest.ServiceHash %s", worker, want)
+	}
+	changed := sampleInput()
+	changed.Manifest.Spec.Services[0].Environment["LOG_LEVEL"] = "debug"
+	changed.RepositoryFiles = map[string][]byte{"assets/logo.svg": []byte("<svg>new</svg>")}
+	if got := label(changed, "worker"); got != worker {
+		t.Errorf("changing web changed worker's label %s -> %s", worker, got)
+	}
+	if got := label(changed, "web"); got == web {
+		t.Errorf("changing web kept its label %s", web)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/docker/docker/client"
 )
@@ -30,18 +31,21 @@ type Error struct {
 	Err     error
 }
 
-func (e *Error) Error() string {
-	msg := e.Code
-	if e.Object != "" {
-		msg += ": " + e.Object
-	}
-	if e.Message != "" {
-		msg += ": " + e.Message
+func (e *Error) Error() string { return e.Code + ": " + e.Detail() }
+
+// Detail is the error without its code, for a record that keeps the code
+// apart (a deployment's error_code and error_message).
+func (e *Error) Detail() string {
+	var parts []string
+	for _, p := range []string{e.Object, e.Message} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
 	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+		parts = append(parts, e.Err.Error())
 	}
-	return msg
+	return strings.Join(parts, ": ")
 }
 
 func (e *Error) Unwrap() error { return e.Err }

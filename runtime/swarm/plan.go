@@ -67,27 +67,6 @@ func (a Action) String() string {
 // networks nothing uses any more. Volumes are never removed by a plan.
 type Actions []Action
 
-// Filter returns the actions of one kind and operation.
-func (as Actions) Filter(kind Kind, op Op) Actions {
-	var out Actions
-	for _, a := range as {
-		if a.Kind == kind && a.Op == op {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// ForService returns the action for a manifest service, if any.
-func (as Actions) ForService(service string) (Action, bool) {
-	for _, a := range as {
-		if a.Kind == KindService && a.Service == service && a.Op != OpRemove {
-			return a, true
-		}
-	}
-	return Action{}, false
-}
-
 // Plan diffs observed against desired. It refuses with name_conflict when
 // a desired name is taken by an object without the environment's labels:
 // such objects are never adopted, changed or removed.

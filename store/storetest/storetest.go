@@ -256,7 +256,7 @@ func New(t testing.TB) *store.Store {
 		t.Fatalf("storetest: begin: %v", err)
 	}
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	return store.NewTx(tx)
+	return store.OnTx(savepointDB{tx: tx}, tx)
 }
 
 // NewSchema returns a Store over a pool to a fresh migrated database of its

@@ -61,9 +61,6 @@ func (d *Diags) Warn(path, format string, args ...any) { d.add(SeverityWarning, 
 func (d *Diags) Error(path, format string, args ...any) { d.add(SeverityError, path, format, args...) }
 
 // HasErrors reports whether any diagnostic is an error.
-func (d *Diags) HasErrors() bool { return HasErrors(d.List) }
-
-// HasErrors reports whether any diagnostic is an error.
 func HasErrors(list []Diagnostic) bool {
 	for _, x := range list {
 		if x.Severity == SeverityError {

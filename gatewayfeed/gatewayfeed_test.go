@@ -1,4 +1,4 @@
-package main
+package gatewayfeed_test
 
 import (
 	"context"
@@ -12,32 +12,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/gatewayfeed"
+
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
-// TestGatewayFeed_PublishesStoreChanges serves the table on the socket, empty at first, and
+// TestStart_PublishesStoreChanges serves the table on the socket, empty at first, and
 // hands a long-polling gateway the next version once a route is stored.
-func TestGatewayFeed_PublishesStoreChanges(t *testing.T) {
+func TestStart_PublishesStoreChanges(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := storetest.NewSchema(t)
 	dir := filepath.Join(t.TempDir(), "gateway")
-	if err := startGatewayFeed(ctx, st, dir, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("socket directory: %v %v", fi.Mode(), err)
 	}
 	// A second control plane on the same directory refuses to take over.
-	if err := startGatewayFeed(ctx, st, dir, slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := gatewayfeed.Start(ctx, st, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("a second feed took over a live socket")
 	}
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
-		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewaySocketName))
+		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewayfeed.SocketName))
 	}}}
 	fetch := func(after int64) (int, ingress.Table) {
 		t.Helper()

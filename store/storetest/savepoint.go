@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -71,8 +71,8 @@ type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
 
-// savepointRows ends its savepoint when closed; every reader in this
-// package closes its rows (CollectRows does).
+// savepointRows ends its savepoint when closed; every reader in package
+// store closes its rows (CollectRows does).
 type savepointRows struct {
 	pgx.Rows
 	sp     pgx.Tx

@@ -1,0 +1,190 @@
+// Package gatewayfeed is the control plane's side of the gateway: it
+// serves the route table to gateways over a unix socket (and optionally
+// TCP behind the gateway token), republishing it whenever the store's
+// routes change, and takes the gateways' certificate reports into the
+// store. It converts the store's deployed routes into ingress routes.
+//
+// It joins store and runtime/ingress; it must not import app, pipeline,
+// jobs, views or cmd (cmd wires it).
+package gatewayfeed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// SocketName is the route feed's socket in its directory.
+const SocketName = "gateway.sock"
+
+// PollInterval is how often the store's route table version is read.
+const PollInterval = time.Second
+
+// Start listens on <dir>/gateway.sock and serves the route table there
+// (ingress.RoutesPath, long-poll), republishing whenever the store's
+// version moves, and takes the gateway's certificate reports
+// (ingress.CertificatesPath) into the store, until ctx ends. With tcp.Addr
+// set it serves the same on TCP behind the gateway token, for gateways on
+// other nodes, and returns the bound TCP address (nil without one).
+func Start(ctx context.Context, st *store.Store, dir string, tcp TCP, logger *slog.Logger) (net.Addr, error) {
+	// Only the control plane and the gateway (root in its container) may
+	// reach the socket: it hands out every team's routes.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("gateway socket directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, SocketName)
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("gateway socket %s: another control plane is serving it (gateway_socket_in_use)", path)
+	}
+	// A socket left by a control plane that did not stop cleanly.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("gateway socket %s: %w", path, err)
+	}
+	pub := ingress.NewPublisher()
+	mux := http.NewServeMux()
+	mux.Handle(ingress.RoutesPath, pub)
+	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
+		return storeCertificateReport(ctx, st, r)
+	}))
+	var tcpAddr net.Addr
+	if tcp.Addr != "" {
+		tcpLn, err := listenTCP(tcp)
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		tcpAddr = tcpLn.Addr()
+		serve(ctx, tcpLn, ingress.RequireToken(tcp.Token, mux), logger)
+	}
+	serve(ctx, ln, mux, logger)
+	go func() {
+		<-ctx.Done()
+		_ = os.Remove(path)
+	}()
+	go feedRoutes(ctx, st, pub, logger)
+	logger.Info("gateway route feed listening", "socket", path, "tcp", tcpAddr)
+	return tcpAddr, nil
+}
+
+// serve serves h on ln until ctx ends.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("gateway route feed stopped", "addr", ln.Addr(), "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		// Long-polls would hold Shutdown for their whole wait.
+		_ = srv.Close()
+	}()
+}
+
+// feedRoutes publishes the route table once at start (even empty: gateways
+// get 503 until then) and again whenever its version changes.
+func feedRoutes(ctx context.Context, st *store.Store, pub *ingress.Publisher, logger *slog.Logger) {
+	published := int64(-1)
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		v, err := st.RouteTableVersion(ctx)
+		if err == nil && v != published {
+			var table ingress.Table
+			if table, err = loadRouteTable(ctx, st, logger); err == nil {
+				pub.Publish(table)
+				published = table.Version
+				logger.Debug("published route table", "version", table.Version, "routes", len(table.Routes))
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("read route table", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// loadRouteTable converts the store's routes into the gateway's table. A
+// route the gateway would refuse is left out and logged, because the
+// gateway refuses a whole table for one bad route.
+func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (ingress.Table, error) {
+	version, routes, err := st.RouteTable(ctx)
+	if err != nil {
+		return ingress.Table{}, err
+	}
+	table := ingress.Table{Version: version, Routes: make([]ingress.Route, 0, len(routes))}
+	for _, r := range routes {
+		ir := ingressRoute(r)
+		if err := (ingress.Table{Routes: []ingress.Route{ir}}).Validate(); err != nil {
+			logger.Error("route left out of the gateway table", "hostname", r.Hostname, "environment", r.EnvironmentID, "err", err)
+			continue
+		}
+		table.Routes = append(table.Routes, ir)
+	}
+	return table, nil
+}
+
+func ingressRoute(r store.DeployedRoute) ingress.Route {
+	ir := ingress.Route{
+		Hostname: r.Hostname, Visibility: ingress.Visibility(r.Visibility),
+		TeamID: r.TeamID, AppID: r.ApplicationID, EnvID: r.EnvironmentID,
+	}
+	if r.RedirectTo != "" {
+		ir.Redirect = &ingress.Redirect{To: r.RedirectTo, Status: r.RedirectStatus, PreservePath: r.PreservePath}
+	} else {
+		ir.Backend = &ingress.Backend{Service: r.BackendService, Port: r.BackendPort, Network: r.BackendNetwork}
+	}
+	return ir
+}
+
+// storeCertificateReport keeps the gateway's certificate state of every
+// routed hostname for the API, the CLI and the dashboard.
+func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.CertificateReport) error {
+	certs := make([]store.RouteCertificate, 0, len(r.Certificates))
+	for _, c := range r.Certificates {
+		certs = append(certs, store.RouteCertificate{Hostname: c.Hostname, State: string(c.State), ExpiresAt: c.ExpiresAt, LastError: c.LastError})
+	}
+	return st.ReportRouteCertificates(ctx, certs)
+}
+
+// TCP is the optional TCP listener of the route feed
+// ([ingress] feed_addr), for gateways on other nodes, which cannot open
+// the unix socket. Every request must carry the gateway token.
+type TCP struct {
+	Addr  string
+	Token string
+}
+
+func listenTCP(tcp TCP) (net.Listener, error) {
+	if tcp.Token == "" {
+		// RequireToken refuses everything without one; refuse to start
+		// instead of listening for nothing.
+		return nil, errors.New("ingress.feed_addr needs ingress.gateway_token_file (gateway_token_missing)")
+	}
+	ln, err := net.Listen("tcp", tcp.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("ingress.feed_addr %s: %w", tcp.Addr, err)
+	}
+	return ln, nil
+}
