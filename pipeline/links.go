@@ -37,7 +37,6 @@ type LinksResult struct {
 // away are left by their services and removed. The team's link lock is
 // held throughout, so concurrent runs queue.
 func (p *Pipeline) ReconcileLinks(ctx context.Context, teamID string) (LinksResult, error) {
-	p.defaults()
 	driver, ok := p.Driver.(LinkDriver)
 	if !ok {
 		return LinksResult{}, &PermanentError{Err: fmt.Errorf("links reconcile: driver %T cannot manage links", p.Driver)}
@@ -253,7 +252,7 @@ func (p *Pipeline) recordLinkEvents(ctx context.Context, tx *store.Store, teamID
 	}
 	if _, err := tx.RecordEvent(ctx, teamID, store.EventParams{Actor: "worker", Verb: "links.changed", ObjectType: "team", ObjectID: teamID,
 		Details: map[string]any{"connected": nonNil(res.Connected), "removed": nonNil(res.Removed)}}); err != nil {
-		p.Log.WarnContext(ctx, "record links event", "error", err)
+		p.logger().WarnContext(ctx, "record links event", "error", err)
 	}
 }
 
@@ -265,7 +264,7 @@ func (r *run) importWarnings(ctx context.Context, rendered *manifest.Manifest) [
 	}
 	ls, err := LoadLinks(ctx, r.p.Store, r.d.TeamID)
 	if err != nil {
-		r.p.Log.WarnContext(ctx, "links: cannot check imports", "deployment", r.d.ID, "error", err)
+		r.p.logger().WarnContext(ctx, "links: cannot check imports", "deployment", r.d.ID, "error", err)
 		return nil
 	}
 	var out []BoundWarning
@@ -296,7 +295,7 @@ func (p *Pipeline) linksChanged(ctx context.Context, teamID string) error {
 		return nil
 	}
 	return p.Store.WithTx(ctx, func(tx *store.Store) error {
-		return p.Queue.LinksChanged(ctx, tx, teamID)
+		return p.queue().LinksChanged(ctx, tx, teamID)
 	})
 }
 

@@ -60,27 +60,58 @@ type Pipeline struct {
 	Telemetry TelemetryHost
 }
 
-func (p *Pipeline) defaults() {
+// processOwner names this worker process in leases when Owner is empty.
+var processOwner = func() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "worker-" + hex.EncodeToString(b[:])
+}()
+
+// The accessors below give each setting its default without writing to
+// the Pipeline: workers call into one Pipeline concurrently.
+
+func (p *Pipeline) convergenceTimeout() time.Duration {
 	if p.ConvergenceTimeout <= 0 {
-		p.ConvergenceTimeout = 120 * time.Second
+		return 120 * time.Second
 	}
+	return p.ConvergenceTimeout
+}
+
+func (p *Pipeline) prepareTimeout() time.Duration {
 	if p.PrepareTimeout <= 0 {
-		p.PrepareTimeout = build.DefaultPrepareTimeout
+		return build.DefaultPrepareTimeout
 	}
+	return p.PrepareTimeout
+}
+
+func (p *Pipeline) leaseTTL() time.Duration {
 	if p.LeaseTTL <= 0 {
-		p.LeaseTTL = 20 * time.Second
+		return 20 * time.Second
 	}
+	return p.LeaseTTL
+}
+
+func (p *Pipeline) owner() string {
 	if p.Owner == "" {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		p.Owner = "worker-" + hex.EncodeToString(b[:])
+		return processOwner
 	}
+	return p.Owner
+}
+
+func (p *Pipeline) queue() Queue {
 	if p.Queue == nil {
-		p.Queue = noQueue{}
+		return noQueue{}
 	}
+	return p.Queue
+}
+
+var discardLog = slog.New(slog.DiscardHandler)
+
+func (p *Pipeline) logger() *slog.Logger {
 	if p.Log == nil {
-		p.Log = slog.New(slog.DiscardHandler)
+		return discardLog
 	}
+	return p.Log
 }
 
 // Advance runs the deployment until it finishes, or returns an error to
@@ -88,7 +119,6 @@ func (p *Pipeline) defaults() {
 // environment runs first, or another worker holds this one) or a
 // *PermanentError (the deployment is gone).
 func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
-	p.defaults()
 	d, err := p.Store.GetDeployment(ctx, teamID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return &PermanentError{Err: err}
@@ -104,9 +134,9 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.Owner, p.LeaseTTL); err != nil {
+	if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.owner(), p.leaseTTL()); err != nil {
 		if errors.Is(err, store.ErrLeaseHeld) {
-			return &WaitError{After: p.LeaseTTL / 2, Reason: "another worker holds the deployment"}
+			return &WaitError{After: p.leaseTTL() / 2, Reason: "another worker holds the deployment"}
 		}
 		return err
 	}
@@ -116,7 +146,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 	defer cancel()
 	go p.keepLease(runCtx, cancel, teamID, id)
 	defer func() {
-		_ = p.Store.ReleaseDeploymentLease(context.WithoutCancel(ctx), teamID, id, p.Owner)
+		_ = p.Store.ReleaseDeploymentLease(context.WithoutCancel(ctx), teamID, id, p.owner())
 	}()
 
 	r, err := p.newRun(runCtx, d)
@@ -136,7 +166,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 		return r.finishFailed(context.WithoutCancel(ctx), f)
 	}
 	if swarm.IsDockerUnavailable(err) {
-		p.Log.WarnContext(ctx, "docker unavailable, deployment will be retried", "deployment", id, "error", err)
+		p.logger().WarnContext(ctx, "docker unavailable, deployment will be retried", "deployment", id, "error", err)
 		r.event(ctx, "deployment.retrying", map[string]any{"code": swarm.CodeDockerUnavailable, "message": err.Error()})
 	}
 	return err
@@ -144,7 +174,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 
 // keepLease renews the lease and watches for cancellation.
 func (p *Pipeline) keepLease(ctx context.Context, cancel context.CancelFunc, teamID, id string) {
-	t := time.NewTicker(p.LeaseTTL / 4)
+	t := time.NewTicker(p.leaseTTL() / 4)
 	defer t.Stop()
 	for {
 		select {
@@ -152,9 +182,9 @@ func (p *Pipeline) keepLease(ctx context.Context, cancel context.CancelFunc, tea
 			return
 		case <-t.C:
 		}
-		if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.Owner, p.LeaseTTL); err != nil {
+		if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.owner(), p.leaseTTL()); err != nil {
 			if ctx.Err() == nil {
-				p.Log.WarnContext(ctx, "lost deployment lease", "deployment", id, "error", err)
+				p.logger().WarnContext(ctx, "lost deployment lease", "deployment", id, "error", err)
 				cancel()
 			}
 			return

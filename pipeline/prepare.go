@@ -91,7 +91,7 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 	req := build.SourceRequest{
 		URL: repo.URL, Branch: repo.Branch, Commit: repo.Commit, Auth: auth,
 		Owner:    build.Owner{Team: r.d.TeamID, App: r.app.ID, Env: r.env.ID},
-		Timeout:  r.p.PrepareTimeout,
+		Timeout:  r.p.prepareTimeout(),
 		Output:   out,
 		Snapshot: snapshot,
 	}

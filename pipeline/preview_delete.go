@@ -20,7 +20,6 @@ type VolumeChecker interface {
 // generated secrets and hostname reservations). A preview that is already
 // gone is deleted.
 func (p *Pipeline) DeletePreview(ctx context.Context, teamID, environmentID string) error {
-	p.defaults()
 	st := p.Store
 	env, err := st.GetEnvironment(ctx, teamID, environmentID)
 	if errors.Is(err, store.ErrNotFound) {

@@ -21,7 +21,6 @@ type Repaired struct {
 // attachment) is repaired on the next scan too, before services are
 // compared with the networks they should join.
 func (p *Pipeline) ReconcileAll(ctx context.Context) error {
-	p.defaults()
 	refs, err := p.Store.ListMaintainedDeployments(ctx)
 	if err != nil {
 		return err
@@ -36,7 +35,7 @@ func (p *Pipeline) ReconcileAll(ctx context.Context) error {
 				unavailable = err
 				break
 			}
-			p.Log.WarnContext(ctx, "reconcile environment", "deployment", ref.ID, "error", err)
+			p.logger().WarnContext(ctx, "reconcile environment", "deployment", ref.ID, "error", err)
 		}
 	}
 	return unavailable
@@ -59,7 +58,7 @@ func (p *Pipeline) reconcileTeamLinks(ctx context.Context, refs []store.Deployme
 			if swarm.IsDockerUnavailable(err) {
 				return err
 			}
-			p.Log.WarnContext(ctx, "reconcile links", "team", ref.TeamID, "error", err)
+			p.logger().WarnContext(ctx, "reconcile links", "team", ref.TeamID, "error", err)
 		}
 	}
 	return nil
@@ -67,7 +66,6 @@ func (p *Pipeline) reconcileTeamLinks(ctx context.Context, refs []store.Deployme
 
 // Reconcile brings the environment of a succeeded deployment back to it.
 func (p *Pipeline) Reconcile(ctx context.Context, teamID, deploymentID string) ([]Repaired, error) {
-	p.defaults()
 	d, err := p.Store.GetDeployment(ctx, teamID, deploymentID)
 	if err != nil {
 		return nil, err

@@ -85,6 +85,6 @@ func (r *run) rollback(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
-		return r.p.Queue.Deploy(ctx, tx, r.d.TeamID, nd.ID)
+		return r.p.queue().Deploy(ctx, tx, r.d.TeamID, nd.ID)
 	})
 }

@@ -46,7 +46,7 @@ func (r *run) rolloutService(ctx context.Context, name string) error {
 	if _, err := r.p.Driver.UpdateService(ctx, svc); err != nil {
 		return r.serviceFailed(ctx, step, err)
 	}
-	if err := r.p.Driver.WaitConverged(ctx, svc, r.p.ConvergenceTimeout); err != nil {
+	if err := r.p.Driver.WaitConverged(ctx, svc, r.p.convergenceTimeout()); err != nil {
 		return r.serviceFailed(ctx, step, err)
 	}
 	return r.finish(ctx, step, StepSucceeded, "converged")

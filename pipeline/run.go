@@ -97,7 +97,7 @@ func (r *run) event(ctx context.Context, verb string, details map[string]any) {
 		Actor: "worker", Verb: verb, ObjectType: "deployment", ObjectID: r.d.ID, Details: details,
 	})
 	if err != nil {
-		r.p.Log.WarnContext(ctx, "record event", "verb", verb, "error", err)
+		r.p.logger().WarnContext(ctx, "record event", "verb", verb, "error", err)
 	}
 }
 
@@ -145,7 +145,7 @@ func (r *run) advance(ctx context.Context) error {
 	}
 	r.observe("succeeded")
 	if err := r.p.linksChanged(context.WithoutCancel(ctx), r.d.TeamID); err != nil {
-		r.p.Log.WarnContext(ctx, "enqueue links reconcile", "deployment", r.d.ID, "error", err)
+		r.p.logger().WarnContext(ctx, "enqueue links reconcile", "deployment", r.d.ID, "error", err)
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func (p *Pipeline) transitionTx(ctx context.Context, change func(tx *store.Store
 		if d, err = change(tx); err != nil {
 			return err
 		}
-		return p.Queue.StateChanged(ctx, tx, d)
+		return p.queue().StateChanged(ctx, tx, d)
 	})
 	return d, err
 }

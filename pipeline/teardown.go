@@ -37,7 +37,6 @@ type Teardown struct {
 // its volumes, and records an environment.teardown event. It returns what
 // was removed; environment volumes are listed as retained.
 func (p *Pipeline) TeardownEnvironment(ctx context.Context, args Teardown) (swarm.Removed, error) {
-	p.defaults()
 	driver, ok := p.Driver.(EnvironmentRemover)
 	if !ok {
 		// A configuration error no retry can fix.
@@ -84,8 +83,8 @@ func (p *Pipeline) TeardownEnvironment(ctx context.Context, args Teardown) (swar
 	if err := p.linksChanged(ctx, args.TeamID); err != nil {
 		return removed, fmt.Errorf("environment teardown: %w", err)
 	}
-	if p.Log != nil {
-		p.Log.InfoContext(ctx, "environment torn down", "team", args.TeamID, "environment", args.EnvironmentID,
+	{
+		p.logger().InfoContext(ctx, "environment torn down", "team", args.TeamID, "environment", args.EnvironmentID,
 			"services", len(removed.Services), "retained_volumes", removed.RetainedVolumes)
 	}
 	return removed, nil
