@@ -46,7 +46,7 @@ bench: prereqs build
 	  $(GO) test -run '^$$' -bench . -benchmem ./...
 
 generate:
-	$(GO) tool templ generate
+	$(GO) -C views tool templ generate
 	$(GO) run ./cmd/slipway schema > docs/slipway.schema.json
 
 clean:
