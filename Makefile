@@ -4,7 +4,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test test-go fuzz bench generate prereqs probe clean
+.PHONY: all build run test test-go lint fuzz bench generate prereqs probe clean
 
 all: build
 
@@ -23,8 +23,14 @@ prereqs:
 run: prereqs build
 	./bin/slipway dev
 
-# Runs every test against real Postgres, real Docker Swarm and real Chromium.
-test: prereqs build
+# go vet and staticcheck (honnef.co/go/tools, a tool of go.mod), clean.
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+# Runs the linters, then every test against real Postgres, real Docker
+# Swarm and real Chromium.
+test: prereqs build lint
 	@mkdir -p test-artifacts; rm -f test-artifacts/summary.txt
 	@export DATABASE_URL="$${DATABASE_URL:-$$(bash scripts/test-postgres.sh)}"; \
 	  export SLIPWAY_BIN="$(CURDIR)/bin/slipway"; \

@@ -125,6 +125,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []Migration) error {
 		// enum value added and used).
 		var applied int
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			//lint:ignore SA1019 each step needs its own transaction, which Migrate does not give (see above).
 			res, err := migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 			if err != nil {
 				return err

@@ -113,8 +113,7 @@ func createTeam(ctx context.Context, tx *store.Store, userID, name string) (stor
 	// A slug is only a readable handle, so a taken one gets a random suffix
 	// rather than failing the sign-up.
 	for attempt := 0; ; attempt++ {
-		var err error
-		err = tx.WithTx(ctx, func(sp *store.Store) error {
+		err := tx.WithTx(ctx, func(sp *store.Store) error {
 			var err error
 			t, err = sp.CreateTeam(ctx, name, slug)
 			return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"log/slog"
 	"net/http"
@@ -73,7 +74,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 	// Runs after the gateway's removal below; a test still using the
 	// image keeps it (the removal fails and is only logged).
 	t.Cleanup(func() {
-		if _, err := cli.ImageRemove(context.Background(), image, dockerimage.RemoveOptions{}); err != nil && !client.IsErrNotFound(err) {
+		if _, err := cli.ImageRemove(context.Background(), image, dockerimage.RemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 			t.Logf("remove gateway image: %v", err)
 		}
 	})
@@ -93,7 +94,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		if !fileExists(filepath.Join(sockDir, gatewayfeed.SocketName)) {
 			t.Fatal("no route feed socket")
 		}
-		if _, err := cli.ContainerInspect(ctx, name); !client.IsErrNotFound(err) {
+		if _, err := cli.ContainerInspect(ctx, name); !cerrdefs.IsNotFound(err) {
 			removeTestGateway(t, cli, name)
 			t.Fatalf("SLIPWAY_GATEWAY=off: gateway container inspect = %v, want not found", err)
 		}
@@ -185,14 +186,14 @@ func removeTestGateway(t *testing.T, cli *client.Client, name string) {
 			t.Logf("remove gateway: %v", err)
 		}
 		time.Sleep(time.Second)
-		if _, err := cli.ContainerInspect(ctx, name); client.IsErrNotFound(err) {
+		if _, err := cli.ContainerInspect(ctx, name); cerrdefs.IsNotFound(err) {
 			break
 		}
 	}
-	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
+	if err := cli.NetworkRemove(ctx, name); err != nil && !cerrdefs.IsNotFound(err) {
 		t.Logf("remove gateway network: %v", err)
 	}
-	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !client.IsErrNotFound(err) {
+	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !cerrdefs.IsNotFound(err) {
 		t.Logf("remove gateway volume: %v", err)
 	}
 }

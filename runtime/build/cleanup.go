@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/swarm"
-	"github.com/docker/docker/errdefs"
 )
 
 // RemoveUnusedImages removes the images this installation built (labelled
@@ -51,7 +51,7 @@ func (b *Builder) RemoveUnusedImages(ctx context.Context, keep map[string]bool) 
 		gone, err := b.removeImage(ctx, img)
 		if err != nil {
 			// An image another image is built FROM stays while its child does.
-			if !errdefs.IsConflict(err) {
+			if !cerrdefs.IsConflict(err) {
 				errs = append(errs, err)
 			}
 			continue
@@ -81,7 +81,7 @@ func (b *Builder) usedImages(ctx context.Context) (map[string]bool, error) {
 		used[c.ImageID] = true
 	}
 	services, err := b.Engine.ServiceList(ctx, swarm.ServiceListOptions{})
-	if err != nil && !errdefs.IsUnavailable(err) {
+	if err != nil && !cerrdefs.IsUnavailable(err) {
 		return nil, fmt.Errorf("list services: %w", err)
 	}
 	for _, s := range services {
@@ -90,7 +90,7 @@ func (b *Builder) usedImages(ctx context.Context) (map[string]bool, error) {
 		}
 		ref := s.Spec.TaskTemplate.ContainerSpec.Image
 		inspect, err := b.Engine.ImageInspect(ctx, ref)
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
@@ -111,7 +111,7 @@ func (b *Builder) removeImage(ctx context.Context, img image.Summary) (bool, err
 			continue
 		}
 		resp, err := b.Engine.ImageRemove(ctx, tag, image.RemoveOptions{PruneChildren: true})
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
@@ -124,7 +124,7 @@ func (b *Builder) removeImage(ctx context.Context, img image.Summary) (bool, err
 		}
 	}
 	_, err := b.Engine.ImageRemove(ctx, img.ID, image.RemoveOptions{PruneChildren: true})
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return false, nil // removed concurrently, by someone else
 	}
 	if err != nil {

@@ -79,13 +79,6 @@ func (r *testRepo) symlink(name, target string) {
 	}
 }
 
-func (r *testRepo) remove(name string) {
-	r.t.Helper()
-	if err := r.fs.Remove(name); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
 // commit commits every change in the worktree and returns the full hash.
 func (r *testRepo) commit(msg string) string {
 	r.t.Helper()

@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 )
 
 // CodeUnavailable is the error code of an image that is neither present
@@ -66,13 +66,13 @@ func NewResolver(engine Engine, pull bool) *Resolver {
 // image_unavailable.
 func (r *Resolver) Resolve(ctx context.Context, ref string) (Resolved, error) {
 	info, err := r.engine.ImageInspect(ctx, ref)
-	if errdefs.IsNotFound(err) && r.pull {
+	if cerrdefs.IsNotFound(err) && r.pull {
 		if perr := r.pullImage(ctx, ref); perr != nil {
 			return Resolved{}, &Error{Code: CodeUnavailable, Reference: ref, Message: "not present on this node and the pull failed: " + perr.Error()}
 		}
 		info, err = r.engine.ImageInspect(ctx, ref)
 	}
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return Resolved{}, &Error{Code: CodeUnavailable, Reference: ref, Message: "not present on this node; push it to a registry the node can pull from, or build it here"}
 	}
 	if err != nil {

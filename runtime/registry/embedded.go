@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"log/slog"
 	"strconv"
 	"time"
@@ -257,7 +258,7 @@ func (e *Embedded) ensureService(ctx context.Context, spec swarm.ServiceSpec) er
 	spec.Labels[labelSpecHash] = hex.EncodeToString(sum[:8])
 	have, _, err := e.Engine.ServiceInspectWithRaw(ctx, spec.Name, swarm.ServiceInspectOptions{})
 	switch {
-	case client.IsErrNotFound(err):
+	case cerrdefs.IsNotFound(err):
 		if _, err := e.Engine.ServiceCreate(ctx, spec, swarm.ServiceCreateOptions{}); err != nil {
 			return fmt.Errorf("create service %s: %w", spec.Name, err)
 		}
@@ -326,7 +327,7 @@ func (e *Embedded) running(ctx context.Context, service, node string) (bool, str
 func (e *Embedded) Remove(ctx context.Context) error {
 	var errs []error
 	for _, name := range []string{RelayName, ServiceName} {
-		if err := e.Engine.ServiceRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
+		if err := e.Engine.ServiceRemove(ctx, name); err != nil && !cerrdefs.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
@@ -337,7 +338,7 @@ func (e *Embedded) Remove(ctx context.Context) error {
 	}
 	errs = append(errs, retryInUse(ctx, func() error {
 		err := e.Engine.NetworkRemove(ctx, NetworkName)
-		if client.IsErrNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return nil
 		}
 		return err

@@ -120,7 +120,6 @@ func TestServer_PushPullPrune(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	layer := "blobs/" + info.RootFS.Layers[0]
 	// The pushed layer is stored compressed: find it by the manifest.
 	req, _ = http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+"/v2/slipway/team-1/app-web/manifests/"+digest, nil)
 	req.SetBasicAuth(registry.User, "s3cret")
@@ -136,7 +135,7 @@ func TestServer_PushPullPrune(t *testing.T) {
 		t.Fatalf("manifest of %s: %v %+v", ref, err, manifest)
 	}
 	mresp.Body.Close()
-	layer = "blobs/" + manifest.Layers[0].Digest
+	layer := "blobs/" + manifest.Layers[0].Digest
 	if code := head(layer); code != http.StatusOK {
 		t.Fatalf("HEAD %s before pruning: %d", layer, code)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"path/filepath"
 	"slices"
@@ -174,7 +175,7 @@ func tagImage(t *testing.T, cli *client.Client, src, ref string) {
 	}
 	t.Cleanup(func() {
 		// Removing a tag that other tags share only untags it.
-		if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{}); err != nil && !client.IsErrNotFound(err) {
+		if _, err := cli.ImageRemove(context.Background(), ref, image.RemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 			t.Logf("untag %s: %v", ref, err)
 		}
 	})
@@ -227,7 +228,7 @@ func fakePostgres(t *testing.T, cli *client.Client, id string) string {
 		}
 	}
 	t.Cleanup(func() {
-		if _, err := cli.ImageRemove(context.Background(), tag, image.RemoveOptions{}); err != nil && !client.IsErrNotFound(err) {
+		if _, err := cli.ImageRemove(context.Background(), tag, image.RemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 			t.Logf("remove %s: %v", tag, err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"testing"
 	"time"
 
@@ -25,8 +26,8 @@ import (
 type engineImages struct{ cli *client.Client }
 
 func (e engineImages) ImagePresent(ctx context.Context, ref string) (bool, error) {
-	_, _, err := e.cli.ImageInspectWithRaw(ctx, ref)
-	if client.IsErrNotFound(err) {
+	_, err := e.cli.ImageInspect(ctx, ref)
+	if cerrdefs.IsNotFound(err) {
 		return false, nil
 	}
 	return err == nil, err

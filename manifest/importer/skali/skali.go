@@ -86,8 +86,7 @@ type translator struct {
 	apps  map[string]string // application key -> native service name
 	dbs   map[string]*convert.Postgres
 	// vars holds every project value referenced, with its inline default.
-	vars     convert.Vars
-	jobNames convert.Names
+	vars convert.Vars
 }
 
 func (t *translator) database(key string, o *convert.Obj) {

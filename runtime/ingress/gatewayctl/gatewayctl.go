@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"log/slog"
 	"net"
 	"path"
@@ -210,7 +211,7 @@ func (m *Manager) EnsureGateway(ctx context.Context, cfg Config) (string, error)
 		if err := m.cli.ContainerRemove(ctx, existing.ID, container.RemoveOptions{Force: true}); err != nil {
 			return "", fmt.Errorf("remove outdated gateway container: %w", err)
 		}
-	case client.IsErrNotFound(err):
+	case cerrdefs.IsNotFound(err):
 	default:
 		return "", fmt.Errorf("inspect gateway container: %w", err)
 	}
@@ -337,7 +338,7 @@ func (m *Manager) ensureNetwork(ctx context.Context, cfg Config) error {
 	if err == nil {
 		return nil
 	}
-	if !client.IsErrNotFound(err) {
+	if !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("inspect gateway network %s: %w", cfg.Network, err)
 	}
 	labels := map[string]string{LabelRole: "gateway"}
@@ -436,7 +437,7 @@ func (m *Manager) addressOn(ctx context.Context, networkName string) (string, er
 // Remove stops and removes the gateway container (the volume stays).
 func (m *Manager) Remove(ctx context.Context) error {
 	err := m.cli.ContainerRemove(ctx, m.name, container.RemoveOptions{Force: true})
-	if err != nil && !client.IsErrNotFound(err) {
+	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove gateway container: %w", err)
 	}
 	return nil

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"maps"
 	"time"
 
-	"github.com/docker/docker/client"
 )
 
 // DefaultSuperviseInterval is how often a Supervisor checks the container
@@ -65,7 +65,7 @@ func (s *Supervisor) Ensure(ctx context.Context) (string, error) {
 	}
 	id, err := s.Manager.EnsureGateway(ctx, cfg)
 	if err != nil {
-		if client.IsErrNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			// The built image was removed: build it again next time.
 			s.image = ""
 		}

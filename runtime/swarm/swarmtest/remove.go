@@ -3,6 +3,7 @@ package swarmtest
 import (
 	"context"
 	"errors"
+	cerrdefs "github.com/containerd/errdefs"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func RemoveLabelled(ctx context.Context, cli *client.Client, label string) error
 	errs := []error{err}
 	for _, o := range objects {
 		if o.Kind == "service" {
-			if err := cli.ServiceRemove(ctx, o.ID); err != nil && !client.IsErrNotFound(err) {
+			if err := cli.ServiceRemove(ctx, o.ID); err != nil && !cerrdefs.IsNotFound(err) {
 				errs = append(errs, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"os"
 	"os/exec"
@@ -126,7 +127,7 @@ func waitTasksExited(ctx context.Context, cli *client.Client, f filters.Args) er
 func retry(ctx context.Context, f func() error) error {
 	for {
 		err := f()
-		if err == nil || client.IsErrNotFound(err) {
+		if err == nil || cerrdefs.IsNotFound(err) {
 			return nil
 		}
 		select {

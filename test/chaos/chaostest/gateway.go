@@ -2,6 +2,7 @@ package chaostest
 
 import (
 	"context"
+	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"net/http"
 	"os"
@@ -108,10 +109,10 @@ func RemoveGateway(t testing.TB, cli *client.Client, name string) {
 	if err := gatewayctl.New(cli, nil, name).Remove(ctx); err != nil {
 		t.Logf("cleanup gateway: %v", err)
 	}
-	if err := cli.NetworkRemove(ctx, name); err != nil && !client.IsErrNotFound(err) {
+	if err := cli.NetworkRemove(ctx, name); err != nil && !cerrdefs.IsNotFound(err) {
 		t.Logf("cleanup gateway network: %v", err)
 	}
-	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !client.IsErrNotFound(err) {
+	if err := cli.VolumeRemove(ctx, name+"-data", true); err != nil && !cerrdefs.IsNotFound(err) {
 		t.Logf("cleanup gateway volume: %v", err)
 	}
 }
