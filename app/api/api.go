@@ -74,6 +74,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerFieldEdits(r)
 	h.registerRoutes(r)
 	h.registerSecrets(r)
+	h.registerRegistryCredentials(r)
 	h.registerPromotion(r)
 	h.registerEnvironmentBranch(r)
 	h.registerEnvironmentCreate(r)

@@ -35,6 +35,7 @@ func newRootCommand() *cobra.Command {
 		newDevCommand(),
 		newGatewayCommand(),
 		newRegistryCommand(),
+		newRegistryCredentialCommand(),
 		newMigrateCommand(),
 		newConfigCommand(),
 		newAdminCommand(),
