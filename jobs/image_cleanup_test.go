@@ -73,7 +73,9 @@ func TestImageCleanup_RegistryKeepsAnImageNotYetRecorded(t *testing.T) {
 	repo := target.Repository(b.Team.ID, b.App.Name, "web")
 	ref, err := target.Push(ctx, cli, id, repo)
 	must(t, err)
-	t.Cleanup(func() { _, _ = cli.ImageRemove(context.Background(), repo+":id-"+strings.TrimPrefix(id, "sha256:")[:12], image.RemoveOptions{}) })
+	t.Cleanup(func() {
+		_, _ = cli.ImageRemove(context.Background(), repo+":id-"+strings.TrimPrefix(id, "sha256:")[:12], image.RemoveOptions{})
+	})
 	present := func() bool {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodHead, "http://"+reg.Host+"/v2/"+strings.TrimPrefix(repo, reg.Host+"/")+"/manifests/"+ref[strings.Index(ref, "@")+1:], nil)
 		req.SetBasicAuth(registry.User, reg.Password)
