@@ -75,6 +75,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerRoutes(r)
 	h.registerSecrets(r)
 	h.registerRegistryCredentials(r)
+	r.Get("/nodes", h.requireInstallationAdmin, h.nodeList)
 	h.registerPromotion(r)
 	h.registerEnvironmentBranch(r)
 	h.registerEnvironmentCreate(r)

@@ -36,6 +36,7 @@ func newRootCommand() *cobra.Command {
 		newGatewayCommand(),
 		newRegistryCommand(),
 		newRegistryCredentialCommand(),
+		newNodeCommand(),
 		newMigrateCommand(),
 		newConfigCommand(),
 		newAdminCommand(),
