@@ -16,7 +16,9 @@ import (
 
 type nodesRuntime struct{}
 
-func (nodesRuntime) ServiceStatus(context.Context, string) ([]api.ServiceStatus, error) { return nil, nil }
+func (nodesRuntime) ServiceStatus(context.Context, string) ([]api.ServiceStatus, error) {
+	return nil, nil
+}
 func (nodesRuntime) Nodes(context.Context) ([]api.Node, error) {
 	return []api.Node{
 		{Hostname: "node1", Role: "manager", Leader: true, Availability: "active", State: "ready", EngineVersion: "20.10.24", CPUs: 2, MemoryBytes: 4 << 30,
