@@ -81,6 +81,11 @@ func NewResolver(engine Engine, pull bool) *Resolver {
 // credentials) when it is not present. Docker errors other than "not
 // found" are returned as they are (the caller retries them); a missing
 // image, or one a's registry refuses, is an *Error with image_unavailable.
+//
+// Not yet checked: ref's registry host is the tenant's choice, and the
+// engine connects to it for Slipway (the pull here and DistributionInspect
+// in verify). The outbound policy for tenant URLs (branch security) is to
+// be applied to that host here, before either call.
 func (r *Resolver) Resolve(ctx context.Context, ref string, a Access) (Resolved, error) {
 	info, err := r.engine.ImageInspect(ctx, ref)
 	pulled := false
