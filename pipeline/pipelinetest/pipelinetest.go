@@ -284,3 +284,22 @@ type = "image"
 image = %q
 `, name, webImage, extra, workerImage)
 }
+
+// Eventually polls cond until it holds and fails the test when it still
+// does not after within: tests wait on states, and within is only a bound
+// for a broken run, generous for a busy machine. cond's second result
+// describes what it saw, for the failure message.
+func Eventually(t *testing.T, what string, within time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		done, saw := cond()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last seen: %s", what, within, saw)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
