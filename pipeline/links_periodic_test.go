@@ -43,6 +43,18 @@ func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
 		err := lb.Driver.RemoveLinkNetwork(ctx, lost)
 		return err == nil, fmt.Sprint(err)
 	})
+	// Swarm lists a removed network for a moment after removing it; the
+	// periodic pass must see it gone.
+	pipelinetest.Eventually(t, "the removed link network no longer listed", 2*time.Minute, func() (bool, string) {
+		nets, err := lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
+		must(t, err)
+		for _, n := range nets {
+			if n.ID == lost.ID {
+				return false, fmt.Sprintf("%+v", nets)
+			}
+		}
+		return true, ""
+	})
 
 	must(t, lb.linked.ReconcileAll(ctx))
 
