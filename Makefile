@@ -4,7 +4,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test test-go lint fuzz bench generate prereqs probe clean
+.PHONY: all build run test test-under-load test-go lint fuzz bench generate prereqs probe clean
 
 all: build
 
@@ -40,6 +40,11 @@ test: prereqs build lint
 	  SLIPWAY_CHAOS_DOCKERD=1 $(GO) test -count=1 -timeout 15m ./test/chaos/dockerd/ && \
 	  bash scripts/fuzz.sh 10s && \
 	  { echo "== summary"; cat test-artifacts/summary.txt 2>/dev/null; }
+
+# make test while one CPU burner per core keeps the machine busy
+# (SLIPWAY_LOAD_BURNERS=N for another count).
+test-under-load:
+	bash scripts/under-load.sh $(MAKE) test
 
 test-go:
 	$(GO) test -count=1 ./...

@@ -196,6 +196,12 @@ func New(cfg Config) *fiber.App {
 	f.Post("/members/:user/role", h.requireScope(auth.MembersManage), h.memberUpdate)
 	f.Post("/members/:user/remove", h.requireScope(auth.MembersManage), h.memberRemove)
 
+	f.Get("/registry-credentials", h.requireScope(auth.AppsRead), h.registryCredentialList)
+	f.Post("/registry-credentials", h.requireScope(auth.SecretsWrite), h.registryCredentialSet)
+	f.Post("/registry-credentials/:host/delete", h.requireScope(auth.SecretsWrite), h.registryCredentialDelete)
+
+	f.Get("/nodes", h.requireUser, h.nodeList)
+
 	f.Get("/tokens", h.requireTeam, h.tokenList)
 	f.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
 	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)

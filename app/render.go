@@ -40,7 +40,7 @@ func (h *handler) render(c *fiber.Ctx, status int, title string, body templ.Comp
 }
 
 func (h *handler) viewRequest(c *fiber.Ctx, v *visitor) views.Request {
-	r := views.Request{CSRF: v.csrf, UserEmail: v.user.Email, Path: c.Path(), Scopes: map[string]bool{}, PublicURL: h.publicURL(c)}
+	r := views.Request{CSRF: v.csrf, UserEmail: v.user.Email, Path: c.Path(), Scopes: map[string]bool{}, PublicURL: h.publicURL(c), InstallationAdmin: v.user.InstallationAdmin}
 	for _, t := range v.teams {
 		r.Teams = append(r.Teams, views.TeamRef{ID: t.Team.ID, Name: t.Team.Name, Role: string(t.Role)})
 	}

@@ -21,6 +21,12 @@ func (ImageCleanupArgs) Kind() string { return "image_cleanup" }
 // ImageCleanupInterval is how often built images are cleaned up.
 const ImageCleanupInterval = time.Hour
 
+// RegistryPruneGrace is how long a manifest in the registry must have
+// stayed unreferenced before the cleanup deletes it. A deployment pushes
+// its images while it prepares and records them when that step ends: a
+// cleanup in between sees them unreferenced, and must not delete them.
+const RegistryPruneGrace = 6 * time.Hour
+
 // ImageRemover removes built images outside keep (runtime/build.Builder).
 type ImageRemover interface {
 	RemoveUnusedImages(ctx context.Context, keep map[string]bool) ([]string, error)
@@ -33,6 +39,15 @@ type ImageCleanupWorker struct {
 	Images ImageRemover
 	// Registry, when set, loses the images no kept deployment runs too.
 	Registry pipeline.ImageRegistry
+	// PruneGrace overrides RegistryPruneGrace (tests).
+	PruneGrace time.Duration
+}
+
+func (w *ImageCleanupWorker) grace() time.Duration {
+	if w.PruneGrace > 0 {
+		return w.PruneGrace
+	}
+	return RegistryPruneGrace
 }
 
 // Work keeps every image a live or recent deployment prepared and removes
@@ -51,7 +66,8 @@ func (w *ImageCleanupWorker) Work(ctx context.Context, _ *river.Job[ImageCleanup
 }
 
 // pruneRegistry deletes from the registry the manifests of images no kept
-// deployment runs: keep holds image IDs and digest-pinned references.
+// deployment runs and that stayed unreferenced for RegistryPruneGrace:
+// keep holds image IDs and digest-pinned references.
 func (w *ImageCleanupWorker) pruneRegistry(ctx context.Context, keep map[string]bool) error {
 	if w.Registry == nil {
 		return nil
@@ -66,6 +82,8 @@ func (w *ImageCleanupWorker) pruneRegistry(ctx context.Context, keep map[string]
 			digests[d] = true
 		}
 	}
-	_, err = t.Prune(ctx, digests)
+	_, err = t.Prune(ctx, digests, func(unreferenced []string) ([]string, error) {
+		return w.Store.DuePruneMarks(ctx, unreferenced, w.grace())
+	})
 	return err
 }

@@ -81,8 +81,9 @@ rollback = "automatic"
 	first := b.Deploy(t, good)
 	pipelinetest.ExpectState(t, first, store.StateSucceeded)
 
-	bad := strings.Replace(good, `VERSION = "one"`, `VERSION = "two"
-HEALTHY = "false"`, 1)
+	// Never healthy, and with no start period to wait out first.
+	bad := strings.NewReplacer(`VERSION = "one"`, `VERSION = "two"
+HEALTHY = "false"`, "start_period_seconds = 30", "start_period_seconds = 0").Replace(good)
 	second := b.Deploy(t, bad)
 	pipelinetest.ExpectState(t, second, store.StateFailed)
 	if second.ErrorCode != swarm.CodeRolloutFailed && second.ErrorCode != swarm.CodeConvergenceTimeout {
@@ -131,8 +132,10 @@ image = %q
 [spec.services.healthcheck]
 type = "http"
 port = 8080
-interval_seconds = 1
-timeout_seconds = 1
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 
 [[spec.services]]
 name = "api"

@@ -8,6 +8,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -31,9 +32,16 @@ type SwarmDriver interface {
 	CheckVolumeNodes(ctx context.Context, desired swarm.DesiredState) error
 }
 
-// ImageResolver pins image references (runtime/image).
+// ImageResolver pins image references (runtime/image), pulling with the
+// team's own registry credentials.
 type ImageResolver interface {
-	Resolve(ctx context.Context, ref string) (image.Resolved, error)
+	Resolve(ctx context.Context, ref string, a image.Access) (image.Resolved, error)
+}
+
+// RegistryLogins opens a team's own registry accounts (secrets.Service):
+// ok is false when the team has none for the registry of ref.
+type RegistryLogins interface {
+	RegistryLogin(ctx context.Context, teamID, ref string) (login secrets.RegistryLogin, ok bool, err error)
 }
 
 // RoutesHook activates a converged deployment's routes on the gateway and

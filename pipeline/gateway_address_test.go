@@ -59,9 +59,10 @@ image = %q
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 
 [[spec.routes]]
 hostname = %q

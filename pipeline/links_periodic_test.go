@@ -2,9 +2,11 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -36,15 +38,23 @@ func TestLinks_PeriodicReconcileRecreatesLostNetwork(t *testing.T) {
 		_, err := lb.Driver.SetLinkAttachments(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, nil, map[string]bool{lost.ID: true})
 		must(t, err)
 	}
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+	// Swarm refuses to remove a network until the detached tasks are gone.
+	pipelinetest.Eventually(t, "the link network removed", 3*time.Minute, func() (bool, string) {
 		err := lb.Driver.RemoveLinkNetwork(ctx, lost)
-		if err == nil {
-			break
+		return err == nil, fmt.Sprint(err)
+	})
+	// Swarm lists a removed network for a moment after removing it; the
+	// periodic pass must see it gone.
+	pipelinetest.Eventually(t, "the removed link network no longer listed", 2*time.Minute, func() (bool, string) {
+		nets, err := lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
+		must(t, err)
+		for _, n := range nets {
+			if n.ID == lost.ID {
+				return false, fmt.Sprintf("%+v", nets)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("remove the link network: %v", err)
-		}
-	}
+		return true, ""
+	})
 
 	must(t, lb.linked.ReconcileAll(ctx))
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -131,49 +132,72 @@ func (lb *linkBundle) taskAddresses(t *testing.T, app, service string) []string 
 	return out
 }
 
-// reached reads the reach client's log lines written after since and
-// returns, per URL, how many fetches succeeded and failed.
-func (lb *linkBundle) reached(t *testing.T, since time.Time) (ok, failed map[string]int) {
+// reachLog is what the reach client logged about each URL.
+type reachLog struct {
+	ok, failed map[string]int
+	// failedSinceOK counts a URL's failures after its last success (all of
+	// them when it never succeeded).
+	failedSinceOK map[string]int
+}
+
+// reached reads the reach client's log lines written after since.
+func (lb *linkBundle) reached(t *testing.T, since time.Time) reachLog {
 	t.Helper()
 	env := lb.envs["notes"]
 	var buf bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	must(t, lb.Driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Timestamps: true}, &buf))
-	ok, failed = map[string]int{}, map[string]int{}
+	type line struct {
+		at  time.Time
+		url string
+		ok  bool
+	}
+	var lines []line
 	sc := bufio.NewScanner(&buf)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 {
+		if len(fields) < 3 || (fields[1] != "ok" && fields[1] != "fail") {
 			continue
 		}
 		at, err := time.Parse(time.RFC3339Nano, fields[0])
 		if err != nil || !at.After(since) {
 			continue
 		}
-		url := strings.TrimSuffix(fields[2], ":")
-		switch fields[1] {
-		case "ok":
-			ok[url]++
-		case "fail":
-			failed[url]++
+		lines = append(lines, line{at: at, url: strings.TrimSuffix(fields[2], ":"), ok: fields[1] == "ok"})
+	}
+	// The lines of a replaced task and of its replacement interleave.
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at.Before(lines[j].at) })
+	r := reachLog{ok: map[string]int{}, failed: map[string]int{}, failedSinceOK: map[string]int{}}
+	for _, l := range lines {
+		if l.ok {
+			r.ok[l.url]++
+			r.failedSinceOK[l.url] = 0
+		} else {
+			r.failed[l.url]++
+			r.failedSinceOK[l.url]++
 		}
 	}
-	return ok, failed
+	return r
 }
+
+// reachWithin bounds every wait on the reach client's logs. The client
+// tries each URL every few seconds; the bound is only there for a broken
+// run, generous for a busy machine.
+const reachWithin = 5 * time.Minute
 
 // waitReached polls the client's logs until cond holds for what it
 // reached since since.
-func (lb *linkBundle) waitReached(t *testing.T, since time.Time, what string, cond func(ok, failed map[string]int) bool) (map[string]int, map[string]int) {
+func (lb *linkBundle) waitReached(t *testing.T, since time.Time, what string, cond func(r reachLog) bool) reachLog {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(reachWithin)
 	for {
-		ok, failed := lb.reached(t, since)
-		if cond(ok, failed) {
-			return ok, failed
+		r := lb.reached(t, since)
+		if cond(r) {
+			return r
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 90s; ok=%v failed=%v", what, ok, failed)
+			t.Fatalf("%s: not within %s; ok=%v failed=%v", what, reachWithin, r.ok, r.failed)
 		}
 		time.Sleep(time.Second)
 	}
@@ -208,7 +232,7 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 		t.Fatalf("notes without imports: connected %v, unconnected %v", res.Connected, res.Unconnected)
 	}
 	start := time.Now()
-	lb.waitReached(t, start, "notes tries api.auth", func(ok, failed map[string]int) bool { return failed[linked] >= 2 })
+	lb.waitReached(t, start, "notes tries api.auth", func(r reachLog) bool { return r.failed[linked] >= 2 })
 
 	start = time.Now()
 	// admin is not exported: that import connects nothing and the
@@ -222,8 +246,8 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 		t.Fatalf("deployment warnings %q, want import_unconnected for spec.imports[1]", w)
 	}
 	t.Logf("link connected %s after notes' deployment started", time.Since(start).Round(time.Millisecond))
-	ok, _ := lb.waitReached(t, start, "notes reaches api.auth", func(ok, _ map[string]int) bool { return ok[linked] >= 3 })
-	t.Logf("api.auth reachable from notes: %d fetches ok", ok[linked])
+	r := lb.waitReached(t, start, "notes reaches api.auth", func(r reachLog) bool { return r.ok[linked] >= 3 })
+	t.Logf("api.auth reachable from notes: %d fetches ok", r.ok[linked])
 	// Drift repair (and so every later deployment) keeps the link
 	// networks the services joined: it finds nothing to change.
 	for _, d := range []store.Deployment{authDep, notesDep} {
@@ -236,10 +260,10 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	// Once the link works, watch a few more rounds: everything else stays
 	// unreachable, by name and by address.
 	after := time.Now()
-	ok, failed := lb.waitReached(t, after, "a few more rounds", func(ok, _ map[string]int) bool { return ok[linked] >= 6 })
+	r = lb.waitReached(t, after, "a few more rounds", func(r reachLog) bool { return r.ok[linked] >= 6 })
 	for _, u := range others {
-		if ok[u] > 0 || failed[u] == 0 {
-			t.Errorf("%s: %d fetches ok, %d failed; want only failures", u, ok[u], failed[u])
+		if r.ok[u] > 0 || r.failed[u] == 0 {
+			t.Errorf("%s: %d fetches ok, %d failed; want only failures", u, r.ok[u], r.failed[u])
 		}
 	}
 
@@ -253,19 +277,13 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 	detached := time.Now()
 	t.Logf("link removed %s after notes' deployment started", detached.Sub(start).Round(time.Millisecond))
 	// Tasks from before the detachment may still answer while Swarm rolls
-	// them out: wait for a window of failures only.
-	deadline := detached.Add(90 * time.Second)
-	for {
-		window := time.Now()
-		time.Sleep(3 * time.Second)
-		ok, failed := lb.reached(t, window)
-		if ok[linked] == 0 && failed[linked] >= 3 {
-			t.Logf("api.auth unreachable from notes %s after the link was removed", window.Sub(detached).Round(time.Millisecond))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("api.auth still reachable 90s after the link was removed: ok=%v failed=%v", ok, failed)
-		}
+	// them out: wait for failures only since the last success, then watch
+	// a few more rounds without one.
+	lb.waitReached(t, detached, "api.auth unreachable from notes after the link was removed", func(r reachLog) bool { return r.failedSinceOK[linked] >= 3 })
+	gone := time.Now()
+	t.Logf("api.auth unreachable from notes %s after the link was removed", gone.Sub(detached).Round(time.Millisecond))
+	if r := lb.waitReached(t, gone, "a few more rounds without the link", func(r reachLog) bool { return r.failed[linked] >= 3 }); r.ok[linked] > 0 {
+		t.Fatalf("api.auth reachable again after the link was removed: %d fetches ok, %d failed", r.ok[linked], r.failed[linked])
 	}
 	ctx := context.Background()
 	deps, err := lb.Store.ListDeployments(ctx, lb.Team.ID, store.DeploymentFilter{EnvironmentID: lb.envs["auth"].ID})
@@ -274,16 +292,11 @@ func TestLinks_ImportedServiceReachableOthersNot(t *testing.T) {
 		t.Fatalf("auth has %d deployments, want only its first", len(deps))
 	}
 	// Swarm lists a removed network for a moment after removing it.
-	for wait := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+	pipelinetest.Eventually(t, "only billing's link network left", 2*time.Minute, func() (bool, string) {
 		nets, err := lb.Driver.ListLinkNetworks(ctx, lb.Team.ID)
 		must(t, err)
-		if len(nets) == 1 && nets[0].ImporterEnvID == lb.envs["billing"].ID {
-			break
-		}
-		if time.Now().After(wait) {
-			t.Fatalf("link networks left: %+v, want billing's only", nets)
-		}
-	}
+		return len(nets) == 1 && nets[0].ImporterEnvID == lb.envs["billing"].ID, fmt.Sprintf("%+v", nets)
+	})
 	rows, err := lb.Store.ListEnvironmentLinks(ctx, lb.Team.ID)
 	must(t, err)
 	if len(rows) != 1 || rows[0].ImporterEnvironmentID != lb.envs["billing"].ID || rows[0].Alias != "api.auth" {

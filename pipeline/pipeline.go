@@ -26,6 +26,10 @@ type Pipeline struct {
 	// Registry receives built images so every node can pull them
 	// (registry.go); nil keeps local image IDs.
 	Registry ImageRegistry
+	// Logins are teams' registry accounts: image-sourced services are
+	// pulled with their team's, and Swarm gets the same with each service
+	// (registry.go); nil pulls anonymously.
+	Logins RegistryLogins
 	// Credentials reads private repositories (jobs.GitHubCredentials); nil
 	// reads anonymously.
 	Credentials RepositoryCredentials

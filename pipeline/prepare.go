@@ -27,7 +27,7 @@ func (r *run) prepare(ctx context.Context) error {
 	for _, svc := range r.rendered.Spec.Services {
 		switch svc.Source.Type {
 		case manifest.SourceImage:
-			res, err := r.p.Images.Resolve(ctx, svc.Source.Image)
+			res, err := r.resolveImage(ctx, svc.Source.Image)
 			var ie *image.Error
 			if errors.As(err, &ie) {
 				return fail(ie.Code, "service %s: %s", svc.Name, ie.Detail())

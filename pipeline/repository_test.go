@@ -43,9 +43,10 @@ BRANCH = "${{ git.branch }}"
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 
 [[spec.services]]
 name = "worker"
@@ -277,9 +278,10 @@ VERSION = %q
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 `, app, version)
 }
 

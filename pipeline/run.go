@@ -21,6 +21,8 @@ type run struct {
 	desired  swarm.DesiredState
 	// fetched is what a repository-backed deployment read (fetch.go).
 	fetched *store.DeploymentFetch
+	// auths caches the team's registry accounts by host (registry.go).
+	auths map[string]string
 }
 
 func (p *Pipeline) newRun(ctx context.Context, d store.Deployment) (*run, error) {

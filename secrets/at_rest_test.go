@@ -49,6 +49,9 @@ func TestService_ValuesOnlyCiphertextAtRest(t *testing.T) {
 	plain := "s3cr3t-Plaintext-Marker-0123456789"
 	_, err := b.svc.Set(b.ctx, b.team, b.app.ID, "db-password", []byte(plain), "user:u1")
 	must(t, err)
+	registryToken := "ghp_RegistryToken-Marker-9876543210"
+	_, err = b.svc.SetRegistryCredential(b.ctx, b.team, "ghcr.io", "bot", []byte(registryToken), "user:u1")
+	must(t, err)
 	m := manifestMounting(t, []string{"db-password", "session-key"}, "session-key=random:24")
 	pins, err := b.svc.Capture(b.ctx, b.team, b.prod, m)
 	must(t, err)
@@ -63,7 +66,7 @@ func TestService_ValuesOnlyCiphertextAtRest(t *testing.T) {
 	if !strings.Contains(dump, `"key_id":"`+b.kr.CurrentID()+`"`) {
 		t.Fatal("the dump holds no sealed row: the scan would prove nothing")
 	}
-	for _, v := range []string{plain, generated} {
+	for _, v := range []string{plain, generated, registryToken} {
 		for _, form := range []string{
 			v, hex.EncodeToString([]byte(v)), base64.StdEncoding.EncodeToString([]byte(v)),
 			base64.RawStdEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v)),
@@ -150,6 +153,8 @@ func TestService_RotateKey(t *testing.T) {
 	must(t, err)
 	before, err := b.svc.Values(b.ctx, b.team, b.prod, pins)
 	must(t, err)
+	_, err = b.svc.SetRegistryCredential(b.ctx, b.team, "ghcr.io", "bot", []byte("registry-token"), "")
+	must(t, err)
 
 	newText, err := keyring.Generate()
 	must(t, err)
@@ -163,12 +168,12 @@ func TestService_RotateKey(t *testing.T) {
 	must(t, err)
 	n, err := secrets.New(b.st, both).RotateKey(b.ctx)
 	must(t, err)
-	if n != 2 {
-		t.Fatalf("rotated %d rows, want 2", n)
+	if n != 3 {
+		t.Fatalf("rotated %d rows, want 3", n)
 	}
 	counts, err := b.st.CountSealedByKey(b.ctx)
 	must(t, err)
-	if counts[b.kr.CurrentID()] != 0 || counts[newOnly.CurrentID()] != 2 {
+	if counts[b.kr.CurrentID()] != 0 || counts[newOnly.CurrentID()] != 3 {
 		t.Fatalf("rows by key after rotation = %v", counts)
 	}
 	after, err := secrets.New(b.st, newOnly).Values(b.ctx, b.team, b.prod, pins)
@@ -177,6 +182,9 @@ func TestService_RotateKey(t *testing.T) {
 		if string(after[name].Value) != string(v.Value) {
 			t.Fatalf("%s changed in rotation", name)
 		}
+	}
+	if login, _, err := secrets.New(b.st, newOnly).RegistryLogin(b.ctx, b.team, "ghcr.io/a/b"); err != nil || login.Password != "registry-token" {
+		t.Fatalf("registry password after rotation: %q %v", login.Password, err)
 	}
 	// The old key alone no longer opens anything; a second rotation has
 	// nothing to do.

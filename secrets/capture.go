@@ -288,8 +288,8 @@ func (s *Service) Values(ctx context.Context, teamID string, env store.Environme
 	return out, nil
 }
 
-// RotateKey re-seals every stored and generated value, of every team, that
-// is not sealed under the keyring's current key, and returns how many it
+// RotateKey re-seals every stored and generated value and every registry
+// password, of every team, that is not sealed under the keyring's current key, and returns how many it
 // re-sealed. The keyring must still hold the old keys (see keyring.Parse);
 // once it returns, they are no longer needed.
 func (s *Service) RotateKey(ctx context.Context) (int, error) {

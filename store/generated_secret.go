@@ -141,7 +141,8 @@ func (s *Store) GeneratedSecretCiphertext(ctx context.Context, teamID, environme
 	return ref, sealed, wrap("generated secret ciphertext", err)
 }
 
-// CountSealedByKey counts stored and generated values per key id, across
+// CountSealedByKey counts stored and generated values and registry
+// passwords per key id, across
 // every team (maintenance: key rotation reports and checks with it).
 func (s *Store) CountSealedByKey(ctx context.Context) (map[string]int, error) {
 	rows, err := s.db.Query(ctx, `
@@ -149,6 +150,8 @@ func (s *Store) CountSealedByKey(ctx context.Context) (map[string]int, error) {
 			SELECT key_id FROM secret_versions
 			UNION ALL
 			SELECT key_id FROM generated_secret_versions
+			UNION ALL
+			SELECT key_id FROM registry_credentials
 		) k GROUP BY key_id`)
 	if err != nil {
 		return nil, wrap("count sealed by key", err)
@@ -163,12 +166,13 @@ func (s *Store) CountSealedByKey(ctx context.Context) (map[string]int, error) {
 // resealBatch bounds how many rows one transaction of ResealAll locks.
 const resealBatch = 100
 
-// ResealAll re-seals every stored and generated value that is not sealed
-// under keepKeyID, across every team (maintenance: key rotation). reseal
-// gets each row and its current sealing and returns the new one; it is
-// called inside a transaction holding the row, in batches, so a crash
-// leaves every row sealed under one key or the other. It returns how many
-// rows it re-sealed; an error from reseal stops it.
+// ResealAll re-seals every stored and generated value, and every registry
+// password, that is not sealed under keepKeyID, across every team
+// (maintenance: key rotation). reseal gets each row and its current
+// sealing and returns the new one; it is called inside a transaction
+// holding the row, in batches, so a crash leaves every row sealed under
+// one key or the other. It returns how many rows it re-sealed; an error
+// from reseal stops it.
 func (s *Store) ResealAll(ctx context.Context, keepKeyID string, reseal func(SealedRef, Sealed) (Sealed, error)) (int, error) {
 	total := 0
 	for _, q := range []struct{ kind, selectSQL, updateSQL string }{
@@ -184,6 +188,11 @@ func (s *Store) ResealAll(ctx context.Context, keepKeyID string, reseal func(Sea
 			WHERE v.key_id <> $1 LIMIT $2 FOR UPDATE OF v`, `
 			UPDATE generated_secret_versions SET key_id = $6, nonce = $7, ciphertext = $8
 			WHERE team_id = $1 AND environment_id = $2 AND name = $3 AND version = $4 AND key_id = $5`},
+		{"registry", `
+			SELECT team_id, '', id, host, 1, key_id, nonce, ciphertext FROM registry_credentials
+			WHERE key_id <> $1 LIMIT $2 FOR UPDATE`, `
+			UPDATE registry_credentials SET key_id = $5, nonce = $6, ciphertext = $7
+			WHERE team_id = $1 AND id = $2 AND $3::int = 1 AND key_id = $4`},
 	} {
 		for {
 			n, err := s.resealBatch(ctx, keepKeyID, q.kind, q.selectSQL, q.updateSQL, reseal)
@@ -217,9 +226,10 @@ func (s *Store) resealBatch(ctx context.Context, keepKeyID, kind, selectSQL, upd
 			var owner string // secret id or environment id
 			err := r.Scan(&x.ref.TeamID, &x.ref.ApplicationID, &owner, &x.ref.Name, &x.ref.Version,
 				&x.sealed.KeyID, &x.sealed.Nonce, &x.sealed.Ciphertext)
-			if kind == "stored" {
-				x.ref.Kind, x.ref.SecretID = SealedStored, owner
-			} else {
+			switch kind {
+			case "stored", "registry":
+				x.ref.Kind, x.ref.SecretID = SealedKind(kind), owner
+			default:
 				x.ref.Kind, x.ref.EnvironmentID = SealedGenerated, owner
 			}
 			return x, err
@@ -237,7 +247,7 @@ func (s *Store) resealBatch(ctx context.Context, keepKeyID, kind, selectSQL, upd
 				return fmt.Errorf("%s: resealed under key %q, want %q", op, next.KeyID, keepKeyID)
 			}
 			args := []any{x.ref.TeamID}
-			if kind == "stored" {
+			if kind != "generated" {
 				args = append(args, x.ref.SecretID)
 			} else {
 				args = append(args, x.ref.EnvironmentID, x.ref.Name)

@@ -51,23 +51,28 @@ type SecretAccess struct {
 	Previews        bool
 }
 
-// SealedKind tells stored values from generated ones.
+// SealedKind tells stored values from generated ones and from teams'
+// registry passwords.
 type SealedKind string
 
 // Kinds of sealed values.
 const (
 	SealedStored    SealedKind = "stored"
 	SealedGenerated SealedKind = "generated"
+	// SealedRegistry is a team's registry password (or token): SecretID is
+	// the credential's id, Name its host, no application.
+	SealedRegistry SealedKind = "registry"
 )
 
 // SealedRef names the row a value is sealed into, so the sealer can bind
 // the ciphertext to it (additional data): a stored secret's version
-// (SecretID) or an environment's generated value (EnvironmentID).
+// (SecretID), an environment's generated value (EnvironmentID) or a team's
+// registry password (SecretID is the credential's id).
 type SealedRef struct {
 	Kind          SealedKind
 	TeamID        string
 	ApplicationID string
-	SecretID      string // stored values
+	SecretID      string // stored values, registry credentials
 	EnvironmentID string // generated values
 	Name          string
 	Version       int

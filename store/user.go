@@ -14,23 +14,29 @@ type User struct {
 	Email        string
 	Name         string
 	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// InstallationAdmin users see the installation itself (the Swarm's
+	// nodes), whatever their teams: the first user, and whoever an
+	// operator grants it to.
+	InstallationAdmin bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
 }
 
-const userColumns = `id, email, name, password_hash, created_at, updated_at`
+const userColumns = `id, email, name, password_hash, installation_admin, created_at, updated_at`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt, &u.UpdatedAt)
+	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.InstallationAdmin, &u.CreatedAt, &u.UpdatedAt)
 	return u, err
 }
 
-// CreateUser creates a user. A taken e-mail address (in any case) fails with
-// a *ConflictError whose Field is "email".
+// CreateUser creates a user; the installation's first user is its
+// installation admin. A taken e-mail address (in any case) fails with a
+// *ConflictError whose Field is "email".
 func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string) (User, error) {
 	u, err := scanUser(s.db.QueryRow(ctx, `
-		INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4)
+		INSERT INTO users (id, email, name, password_hash, installation_admin)
+		VALUES ($1, $2, $3, $4, NOT EXISTS (SELECT 1 FROM users))
 		RETURNING `+userColumns, newID("usr"), email, name, passwordHash))
 	return u, wrap("create user", err)
 }
@@ -59,6 +65,23 @@ func (s *Store) UpdateUserName(ctx context.Context, userID, name string) error {
 func (s *Store) UpdateUserPassword(ctx context.Context, userID, passwordHash string) error {
 	return s.execOne(ctx, "update user password", `
 		UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, userID, passwordHash)
+}
+
+// SetInstallationAdmin grants or revokes a user's installation admin
+// (maintenance: slipway admin installation-admin).
+func (s *Store) SetInstallationAdmin(ctx context.Context, userID string, admin bool) error {
+	return s.execOne(ctx, "set installation admin", `
+		UPDATE users SET installation_admin = $2, updated_at = now() WHERE id = $1`, userID, admin)
+}
+
+// ListInstallationAdmins returns the installation admins by e-mail.
+func (s *Store) ListInstallationAdmins(ctx context.Context) ([]User, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+userColumns+` FROM users WHERE installation_admin ORDER BY lower(email)`)
+	if err != nil {
+		return nil, wrap("list installation admins", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) { return scanUser(r) })
+	return out, wrap("list installation admins", err)
 }
 
 // CountUsers returns how many users exist; 0 means a fresh installation

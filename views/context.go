@@ -17,6 +17,8 @@ type Request struct {
 	Teams     []TeamRef
 	Path      string          // the request path, to mark the current nav item
 	Scopes    map[string]bool // what the member may do in Team
+	// InstallationAdmin users also see the installation's nodes.
+	InstallationAdmin bool
 	// Flash is the answer to the visitor's last save, deploy, create or
 	// delete, shown once at the top of the page; nil when there is none.
 	Flash *Flash

@@ -74,6 +74,8 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerFieldEdits(r)
 	h.registerRoutes(r)
 	h.registerSecrets(r)
+	h.registerRegistryCredentials(r)
+	r.Get("/nodes", h.requireInstallationAdmin, h.nodeList)
 	h.registerPromotion(r)
 	h.registerEnvironmentBranch(r)
 	h.registerEnvironmentCreate(r)

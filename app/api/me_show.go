@@ -19,6 +19,8 @@ type Me struct {
 	Team   Team     `json:"team"`
 	Token  Token    `json:"token"`
 	Scopes []string `json:"scopes"` // what the token may do now
+	// InstallationAdmin says the user sees the installation's nodes.
+	InstallationAdmin bool `json:"installation_admin"`
 }
 
 // meShow says who the token acts for, in which team, with which scopes.
@@ -42,5 +44,7 @@ func (h *handler) meShow(c *fiber.Ctx) error {
 		Team:   Team{ID: team.ID, Name: team.Name, Slug: team.Slug, Role: string(m.Role)},
 		Token:  newToken(k.token),
 		Scopes: auth.Strings(k.scopes),
+
+		InstallationAdmin: user.InstallationAdmin,
 	})
 }

@@ -154,6 +154,10 @@ var routeTable = []Route{
 	{Method: http.MethodPut, Path: "/applications/:app/secrets/:name/access", Summary: "Set which environments may read a secret", Scope: auth.SecretsWrite, Request: SecretAccessRequest{}, Status: http.StatusOK, Response: Secret{}},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/generated-secrets", Summary: "List an environment's generated secrets", Scope: auth.AppsRead, Status: http.StatusOK, Response: GeneratedSecretList{}},
 	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/generated-secrets/:name/regenerate", Summary: "Generate a secret's value again", Scope: auth.SecretsWrite, Status: http.StatusOK, Response: GeneratedSecret{}},
+	{Method: http.MethodGet, Path: "/registry-credentials", Summary: "List the team's image registry accounts (hosts and usernames, never passwords)", Scope: auth.AppsRead, Status: http.StatusOK, Response: RegistryCredentialList{}},
+	{Method: http.MethodPut, Path: "/registry-credentials/:host", Summary: "Set the team's account on an image registry; its images are pulled with it on every node", Scope: auth.SecretsWrite, Request: RegistryCredentialSetRequest{}, Status: http.StatusOK, Response: RegistryCredential{}},
+	{Method: http.MethodDelete, Path: "/registry-credentials/:host", Summary: "Delete the team's account on an image registry", Scope: auth.SecretsWrite, Status: http.StatusNoContent},
+	{Method: http.MethodGet, Path: "/nodes", Summary: "The Swarm's nodes: role, availability, state, engine, CPU, memory and Slipway labels (installation admins only)", Status: http.StatusOK, Response: NodeList{}},
 
 	{Method: http.MethodGet, Path: "/applications/:app/previews", Summary: "List previews with their branch states", Scope: auth.AppsRead, Status: http.StatusOK, Response: PreviewList{}},
 	{Method: http.MethodPost, Path: "/applications/:app/previews", Summary: "Create (or get) the preview of a branch and slot", Scope: auth.AppsDeploy, Request: PreviewCreateRequest{}, Status: http.StatusCreated, Response: PreviewCreated{}},
@@ -180,4 +184,5 @@ var pathParams = map[string]string{
 	"application": "Name of the other application.",
 	"name":        "Secret name.",
 	"slug":        "Preview slug.",
+	"host":        "Registry host[:port], such as ghcr.io (docker.io for Docker Hub).",
 }

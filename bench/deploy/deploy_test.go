@@ -35,8 +35,10 @@ image = %q
 [spec.services.healthcheck]
 type = "http"
 port = 8080
-interval_seconds = 1
-timeout_seconds = 1
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 `
 
 // round deploys a fresh environment through the pipeline, then creates the

@@ -22,6 +22,7 @@ func newAdminCommand() *cobra.Command {
 	}
 	cmd.AddCommand(newAdminRotateKeyCommand())
 	cmd.AddCommand(newAdminBackupCommand(), newAdminRestoreCommand())
+	cmd.AddCommand(newAdminInstallationAdminCommand())
 	return cmd
 }
 

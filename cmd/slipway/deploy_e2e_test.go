@@ -137,8 +137,9 @@ image = %q
 type = "http"
 port = 8080
 interval_seconds = 2
-timeout_seconds = 1
-start_period_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 `, name, image)
 	if err := os.WriteFile(manifestFile, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)

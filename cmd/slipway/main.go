@@ -35,6 +35,8 @@ func newRootCommand() *cobra.Command {
 		newDevCommand(),
 		newGatewayCommand(),
 		newRegistryCommand(),
+		newRegistryCredentialCommand(),
+		newNodeCommand(),
 		newMigrateCommand(),
 		newConfigCommand(),
 		newAdminCommand(),

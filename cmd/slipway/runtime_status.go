@@ -65,3 +65,22 @@ func serviceStatuses(states []swarm.ServiceState) []api.ServiceStatus {
 	}
 	return out
 }
+
+// Nodes is the API's view of the Swarm's nodes (api.NodeReader).
+func (s swarmStatus) Nodes(ctx context.Context) ([]api.Node, error) {
+	list, err := s.driver.Nodes(ctx)
+	if swarm.IsDockerUnavailable(err) {
+		return nil, fmt.Errorf("%w: %v", api.ErrRuntimeUnavailable, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Node, 0, len(list))
+	for _, n := range list {
+		out = append(out, api.Node{
+			ID: n.ID, Hostname: n.Hostname, Role: n.Role, Leader: n.Leader, Availability: n.Availability, State: n.State,
+			Address: n.Address, EngineVersion: n.EngineVersion, CPUs: float64(n.NanoCPUs) / 1e9, MemoryBytes: n.MemoryBytes, Labels: n.Labels,
+		})
+	}
+	return out, nil
+}

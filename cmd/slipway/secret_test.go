@@ -41,28 +41,33 @@ func startSecretCLIServer(t *testing.T) *cliServer {
 	return s
 }
 
+// runCLIHiding runs the CLI with stdin and fails the test if value shows
+// up in anything it printed.
+func runCLIHiding(t *testing.T, value, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCommand()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	code := 0
+	if err := root.Execute(); err != nil {
+		code = exitCode(err)
+		errOut.WriteString(err.Error())
+	}
+	if strings.Contains(out.String()+errOut.String(), value) {
+		t.Fatalf("%v printed the secret value: %s %s", args, out.String(), errOut.String())
+	}
+	return out.String(), errOut.String(), code
+}
+
 func TestCLI_Secrets(t *testing.T) {
 	startSecretCLIServer(t)
 	const value = "cli-SECRET-VALUE-5e2c0d"
-	// run runs the CLI with stdin and fails the test if the value shows
-	// up in anything it printed.
 	run := func(stdin string, args ...string) (string, string, int) {
 		t.Helper()
-		root := newRootCommand()
-		var out, errOut bytes.Buffer
-		root.SetOut(&out)
-		root.SetErr(&errOut)
-		root.SetIn(strings.NewReader(stdin))
-		root.SetArgs(args)
-		code := 0
-		if err := root.Execute(); err != nil {
-			code = exitCode(err)
-			errOut.WriteString(err.Error())
-		}
-		if strings.Contains(out.String()+errOut.String(), value) {
-			t.Fatalf("%v printed the secret value: %s %s", args, out.String(), errOut.String())
-		}
-		return out.String(), errOut.String(), code
+		return runCLIHiding(t, value, stdin, args...)
 	}
 	if _, stderr, code := run("", "app", "apply", "--file", writeManifest(t, cliManifest)); code != 0 {
 		t.Fatalf("apply: %s", stderr)

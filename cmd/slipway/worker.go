@@ -72,7 +72,8 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		if err != nil {
 			return nil, err
 		}
-		p.Secrets = secrets.NewSource(deps.Store, kr)
+		src := secrets.NewSource(deps.Store, kr)
+		p.Secrets, p.Logins = src, src
 		p.PreviewBounds = previewBounds(settings)
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)

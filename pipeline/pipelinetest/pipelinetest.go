@@ -122,11 +122,23 @@ func (b *Bundle) Deploy(t *testing.T, toml string) store.Deployment {
 // through p.
 func (b *Bundle) DeployTo(t *testing.T, p *pipeline.Pipeline, appID, envID, toml string) store.Deployment {
 	t.Helper()
-	return b.AdvanceWith(t, p, b.RequestDeployment(t, appID, envID, toml).ID)
+	return b.DeployAs(t, p, b.Team.ID, appID, envID, toml)
+}
+
+// DeployAs is DeployTo for an application of another team of the
+// bundle's database.
+func (b *Bundle) DeployAs(t *testing.T, p *pipeline.Pipeline, teamID, appID, envID, toml string) store.Deployment {
+	t.Helper()
+	return b.advance(t, p, teamID, b.request(t, teamID, appID, envID, toml).ID)
 }
 
 // SaveRevision saves toml as the application's next manifest revision.
 func (b *Bundle) SaveRevision(t *testing.T, appID, toml string) int64 {
+	t.Helper()
+	return b.saveRevision(t, b.Team.ID, appID, toml)
+}
+
+func (b *Bundle) saveRevision(t *testing.T, teamID, appID, toml string) int64 {
 	t.Helper()
 	m, err := manifest.Decode([]byte(toml), "toml")
 	must(t, err)
@@ -135,7 +147,7 @@ func (b *Bundle) SaveRevision(t *testing.T, appID, toml string) int64 {
 	}
 	raw, err := json.Marshal(m)
 	must(t, err)
-	rev, err := b.Store.CreateManifestRevision(context.Background(), b.Team.ID, appID, store.RevisionParams{Manifest: raw, Source: toml, Author: "test"})
+	rev, err := b.Store.CreateManifestRevision(context.Background(), teamID, appID, store.RevisionParams{Manifest: raw, Source: toml, Author: "test"})
 	must(t, err)
 	return rev.Revision
 }
@@ -144,8 +156,13 @@ func (b *Bundle) SaveRevision(t *testing.T, appID, toml string) int64 {
 // a deployment of it to envID, without running it.
 func (b *Bundle) RequestDeployment(t *testing.T, appID, envID, toml string) store.Deployment {
 	t.Helper()
-	d, err := b.Store.CreateDeployment(context.Background(), b.Team.ID, store.DeploymentParams{
-		EnvironmentID: envID, Revision: b.SaveRevision(t, appID, toml), Origin: store.OriginBuild, Actor: "test",
+	return b.request(t, b.Team.ID, appID, envID, toml)
+}
+
+func (b *Bundle) request(t *testing.T, teamID, appID, envID, toml string) store.Deployment {
+	t.Helper()
+	d, err := b.Store.CreateDeployment(context.Background(), teamID, store.DeploymentParams{
+		EnvironmentID: envID, Revision: b.saveRevision(t, teamID, appID, toml), Origin: store.OriginBuild, Actor: "test",
 	})
 	must(t, err)
 	return d
@@ -154,12 +171,17 @@ func (b *Bundle) RequestDeployment(t *testing.T, appID, envID, toml string) stor
 // AdvanceWith runs every remaining step of deployment id with p.
 func (b *Bundle) AdvanceWith(t *testing.T, p *pipeline.Pipeline, id string) store.Deployment {
 	t.Helper()
+	return b.advance(t, p, b.Team.ID, id)
+}
+
+func (b *Bundle) advance(t *testing.T, p *pipeline.Pipeline, teamID, id string) store.Deployment {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := p.Advance(ctx, b.Team.ID, id); err != nil {
+	if err := p.Advance(ctx, teamID, id); err != nil {
 		t.Fatalf("advance %s: %v", id, err)
 	}
-	d, err := b.Store.GetDeployment(ctx, b.Team.ID, id)
+	d, err := b.Store.GetDeployment(ctx, teamID, id)
 	must(t, err)
 	return d
 }
@@ -247,9 +269,10 @@ VERSION = "one"
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 [spec.services.rollout]
 monitor_seconds = 3
 
@@ -260,4 +283,23 @@ command = ["/app", "--sleep", "3600"]
 type = "image"
 image = %q
 `, name, webImage, extra, workerImage)
+}
+
+// Eventually polls cond until it holds and fails the test when it still
+// does not after within: tests wait on states, and within is only a bound
+// for a broken run, generous for a busy machine. cond's second result
+// describes what it saw, for the failure message.
+func Eventually(t *testing.T, what string, within time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		done, saw := cond()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last seen: %s", what, within, saw)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }

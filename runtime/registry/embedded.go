@@ -15,6 +15,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
+	dockerregistry "github.com/docker/docker/api/types/registry"
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
 )
@@ -277,7 +278,7 @@ func (e *Embedded) ensureService(ctx context.Context, spec swarm.ServiceSpec) er
 }
 
 // waitRunning waits until the registry's task and this node's relay task
-// run.
+// run and this node's engine reaches the registry through the relay.
 func (e *Embedded) waitRunning(ctx context.Context) error {
 	info, err := e.Engine.Info(ctx)
 	if err != nil {
@@ -290,7 +291,14 @@ func (e *Embedded) waitRunning(ctx context.Context) error {
 		regOK, regMsg := e.running(ctx, ServiceName, "")
 		relayOK, relayMsg := e.running(ctx, RelayName, info.Swarm.NodeID)
 		if regOK && relayOK {
-			return nil
+			// A running task is not yet a listening registry, nor a relay
+			// that reaches it over the overlay: wait until this node's
+			// engine logs in through the relay, as the push will.
+			err := e.answers(ctx)
+			if err == nil {
+				return nil
+			}
+			regMsg = "not answering through this node's relay: " + err.Error()
 		}
 		last = regMsg + relayMsg
 		select {
@@ -299,6 +307,13 @@ func (e *Embedded) waitRunning(ctx context.Context) error {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// answers logs this node's engine in to the registry through its relay.
+func (e *Embedded) answers(ctx context.Context) error {
+	t := e.Target("")
+	_, err := e.Engine.RegistryLogin(ctx, dockerregistry.AuthConfig{ServerAddress: t.Host, Username: t.User, Password: t.Password})
+	return err
 }
 
 // running reports whether the service has a running task (on node, when

@@ -24,18 +24,48 @@ var manifestTypes = []string{
 
 // Prune deletes, from the target's repositories (those under its prefix),
 // every manifest whose digest keep does not hold, and returns the
-// references it deleted. keep holds digests ("sha256:...").
-func (t Target) Prune(ctx context.Context, keep map[string]bool) ([]string, error) {
+// references it deleted. keep holds digests ("sha256:..."). due, when not
+// nil, is asked which of the unreferenced manifests ("repo@digest") may go
+// now: the image cleanup lets only those go that stayed unreferenced for a
+// grace period, so an image a deployment pushed but has not recorded yet
+// survives.
+func (t Target) Prune(ctx context.Context, keep map[string]bool, due func([]string) ([]string, error)) ([]string, error) {
 	if !t.Enabled() || t.APIURL == "" {
 		return nil, nil
 	}
 	c := &apiClient{base: strings.TrimRight(t.APIURL, "/"), user: t.User, password: t.Password, http: &http.Client{Timeout: 30 * time.Second}}
+	unreferenced, err := c.unreferenced(ctx, strings.Trim(t.Prefix, "/"), keep)
+	if err != nil && len(unreferenced) == 0 {
+		return nil, err
+	}
+	if due != nil {
+		// Marks follow what was seen even when a repository failed to list.
+		var derr error
+		if unreferenced, derr = due(unreferenced); derr != nil {
+			return nil, errors.Join(err, derr)
+		}
+	}
+	var deleted []string
+	errs := []error{err}
+	for _, ref := range unreferenced {
+		repo, digest, _ := strings.Cut(ref, "@")
+		if err := c.delete(ctx, repo, digest); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		deleted = append(deleted, ref)
+	}
+	return deleted, errors.Join(errs...)
+}
+
+// unreferenced lists the manifests ("repo@digest") of the repositories
+// under prefix whose digest keep does not hold.
+func (c *apiClient) unreferenced(ctx context.Context, prefix string, keep map[string]bool) ([]string, error) {
 	repos, err := c.catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.Trim(t.Prefix, "/")
-	var deleted []string
+	var out []string
 	var errs []error
 	for _, repo := range repos {
 		if prefix != "" && !strings.HasPrefix(repo, prefix+"/") {
@@ -57,14 +87,10 @@ func (t Target) Prune(ctx context.Context, keep map[string]bool) ([]string, erro
 				continue
 			}
 			seen[digest] = true
-			if err := c.delete(ctx, repo, digest); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			deleted = append(deleted, repo+"@"+digest)
+			out = append(out, repo+"@"+digest)
 		}
 	}
-	return deleted, errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 type apiClient struct {

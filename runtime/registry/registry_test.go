@@ -140,10 +140,10 @@ func TestServer_PushPullPrune(t *testing.T) {
 		t.Fatalf("HEAD %s before pruning: %d", layer, code)
 	}
 
-	if deleted, err := target.Prune(ctx, map[string]bool{digest: true}); err != nil || len(deleted) != 0 {
+	if deleted, err := target.Prune(ctx, map[string]bool{digest: true}, nil); err != nil || len(deleted) != 0 {
 		t.Fatalf("Prune keeping the digest deleted %q (%v)", deleted, err)
 	}
-	deleted, err := target.Prune(ctx, map[string]bool{})
+	deleted, err := target.Prune(ctx, map[string]bool{}, nil)
 	if err != nil || len(deleted) != 1 || deleted[0] != "slipway/team-1/app-web@"+digest {
 		t.Fatalf("Prune = %q %v, want the one manifest", deleted, err)
 	}

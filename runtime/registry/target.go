@@ -40,13 +40,21 @@ var repoUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
 // <host>/<prefix>/<team>/<app>-<service>, lowercased, with anything
 // a repository name cannot hold replaced by "-".
 func (t Target) Repository(team, app, service string) string {
-	clean := func(s string) string { return strings.Trim(repoUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-") }
+	return t.TeamPrefix(team) + clean(app) + "-" + clean(service)
+}
+
+// TeamPrefix is what every repository of team's images starts with:
+// <host>/<prefix>/<team>/.
+func (t Target) TeamPrefix(team string) string {
 	parts := []string{t.Host}
 	if t.Prefix != "" {
 		parts = append(parts, strings.Trim(t.Prefix, "/"))
 	}
-	parts = append(parts, clean(team), clean(app)+"-"+clean(service))
-	return strings.Join(parts, "/")
+	return strings.Join(append(parts, clean(team)), "/") + "/"
+}
+
+func clean(s string) string {
+	return strings.Trim(repoUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
 // Auth is the X-Registry-Auth header value (Swarm's EncodedRegistryAuth)

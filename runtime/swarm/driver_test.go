@@ -121,15 +121,27 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-// httpCheck is a quick HTTP health check. Not quicker than this: Docker's
-// timeout includes starting the probe in the container, which takes more
-// than a second when the machine is busy, and a healthy task would then be
-// killed.
+// httpCheck is the HTTP health check of a service meant to get healthy,
+// generous for a busy machine: Docker's timeout includes starting the probe
+// in the container, which takes more than a second when the machine is
+// busy, and failures during the start period do not count, so a task that
+// is slow to start is not killed. A healthy task passes its first check
+// after about 2 s, whatever the start period.
 func httpCheck(port int64) *manifest.Healthcheck {
 	return &manifest.Healthcheck{
 		Type: manifest.HealthcheckHTTP, Port: manifest.NewInt(port),
-		IntervalSeconds: manifest.NewInt(2), TimeoutSeconds: manifest.NewInt(2), Retries: manifest.NewInt(3),
+		IntervalSeconds: manifest.NewInt(2), TimeoutSeconds: manifest.NewInt(2),
+		StartPeriodSeconds: manifest.NewInt(30), Retries: manifest.NewInt(5),
 	}
+}
+
+// failingCheck is the check of a service meant never to get healthy: no
+// start period, so a task fails after three checks instead of after the
+// start period.
+func failingCheck(port int64) *manifest.Healthcheck {
+	h := httpCheck(port)
+	h.StartPeriodSeconds, h.Retries = nil, manifest.NewInt(3)
+	return h
 }
 
 func app(services ...manifest.Service) *manifest.Manifest {
@@ -212,7 +224,7 @@ func TestDriver_HealthCheckGatesReadiness(t *testing.T) {
 	ctx := ctxFor(t, 5*time.Minute)
 
 	t.Run("a service that never gets healthy fails with the reason", func(t *testing.T) {
-		m := app(manifest.Service{Name: "sick", Environment: map[string]string{"HEALTHY": "false", "DRAIN_SECONDS": "0"}, Healthcheck: httpCheck(8080)})
+		m := app(manifest.Service{Name: "sick", Environment: map[string]string{"HEALTHY": "false", "DRAIN_SECONDS": "0"}, Healthcheck: failingCheck(8080)})
 		st := b.desired(t, m, map[string]string{"sick": b.web})
 		start := time.Now()
 		// Three failed starts take about a minute; the timeout is only a
@@ -269,6 +281,7 @@ func TestDriver_FailedUpdateIsPausedAndOldKeepsServing(t *testing.T) {
 	}
 
 	svc.Environment = map[string]string{"VERSION": "v2", "HEALTHY": "false"}
+	svc.Healthcheck = failingCheck(8080)
 	bad := b.desired(t, app(svc), map[string]string{"web": b.web})
 	err := b.deploy(ctx, bad, 90*time.Second)
 	var e *rswarm.Error

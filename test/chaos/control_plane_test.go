@@ -37,8 +37,9 @@ type = "http"
 port = 8080
 path = "/health"
 interval_seconds = 2
-timeout_seconds = 1
-start_period_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 
 [[spec.routes]]
 hostname = %q

@@ -70,8 +70,9 @@ image = %q
 type = "http"
 port = 8080
 interval_seconds = 2
-timeout_seconds = 1
-start_period_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 `, app, web), client.ApplyOptions{Deploy: true})
 	if err != nil {
 		t.Fatal(err)

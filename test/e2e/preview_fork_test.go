@@ -64,9 +64,10 @@ VERSION = "${{ git.sha }}"
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 %[3]s
 [[spec.services]]
 name = "plain"

@@ -212,6 +212,7 @@ type = "http"
 port = 8080
 interval_seconds = 2
 timeout_seconds = 2
-start_period_seconds = 2
+start_period_seconds = 30
+retries = 5
 `, app, replicas, repo)
 }

@@ -270,9 +270,10 @@ CANARY = %q
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 
 [spec.environments.production]
 rollback = "automatic"
@@ -303,7 +304,9 @@ rollback = "automatic"
 		t.Fatal("the deployment captured a different db-password value")
 	}
 
-	second := deploy(env, strings.Replace(good, `VERSION = "one"`, "VERSION = \"two\"\nHEALTHY = \"false\"", 1))
+	// Never healthy, and with no start period to wait out first.
+	unhealthy := strings.NewReplacer(`VERSION = "one"`, "VERSION = \"two\"\nHEALTHY = \"false\"", "start_period_seconds = 30", "start_period_seconds = 0")
+	second := deploy(env, unhealthy.Replace(good))
 	wantDeployState(t, second, store.StateFailed)
 	if len(enqueued) != 1 {
 		t.Fatalf("want one rollback queued after the failure, got %v", enqueued)
@@ -354,9 +357,10 @@ CANARY = %q
 type = "http"
 port = 8080
 path = "/health"
-interval_seconds = 1
-timeout_seconds = 1
-retries = 2
+interval_seconds = 2
+timeout_seconds = 2
+start_period_seconds = 30
+retries = 5
 `, pvApp.Name, web, canary)
 	saveManifest(t, st, s.team.ID, pvApp.ID, fmt.Sprintf(`
 api_version = "slipway.dev/v1alpha1"

@@ -141,3 +141,9 @@ func IsNotFound(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Status == http.StatusNotFound
 }
+
+// Nodes lists the Swarm's nodes (installation admins only).
+func (c *Client) Nodes(ctx context.Context) ([]api.Node, error) {
+	var l api.NodeList
+	return l.Nodes, c.Do(ctx, http.MethodGet, "/nodes", nil, &l)
+}

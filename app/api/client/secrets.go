@@ -53,3 +53,26 @@ func (c *Client) RegenerateSecret(ctx context.Context, app, env, name string) (a
 	var g api.GeneratedSecret
 	return g, c.Do(ctx, http.MethodPost, generatedPath(app, env)+"/"+url.PathEscape(name)+"/regenerate", nil, &g)
 }
+
+func registryCredentialPath(host string) string {
+	return "/registry-credentials/" + url.PathEscape(host)
+}
+
+// RegistryCredentials lists the team's image registry accounts: hosts and
+// usernames, never passwords.
+func (c *Client) RegistryCredentials(ctx context.Context) ([]api.RegistryCredential, error) {
+	var l api.RegistryCredentialList
+	return l.RegistryCredentials, c.Do(ctx, http.MethodGet, "/registry-credentials", nil, &l)
+}
+
+// SetRegistryCredential stores the team's account on a registry.
+func (c *Client) SetRegistryCredential(ctx context.Context, host, username string, password []byte) (api.RegistryCredential, error) {
+	pw := string(password)
+	var rc api.RegistryCredential
+	return rc, c.Do(ctx, http.MethodPut, registryCredentialPath(host), api.RegistryCredentialSetRequest{Username: username, Password: &pw}, &rc)
+}
+
+// DeleteRegistryCredential removes the team's account on a registry.
+func (c *Client) DeleteRegistryCredential(ctx context.Context, host string) error {
+	return c.Do(ctx, http.MethodDelete, registryCredentialPath(host), nil, nil)
+}

@@ -29,6 +29,8 @@
 //     "PATH MODE CONTENT", --env "NAME=VALUE".
 //   - hammer: hammer --url URL --duration D [--until-body TEXT]; prints
 //     "ok=N failed=M" and exits 1 when any request failed.
+//   - reach: GETs every URL of REACH_URLS (comma-separated) side by side
+//     every half second and prints "ok URL BODY" or "fail URL: ERROR".
 //
 // It must not import Postgres or any Slipway package besides the manifest
 // types: it is a leaf that every area's tests may use.
