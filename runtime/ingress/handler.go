@@ -1,0 +1,396 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The net/http side of the gateway: one http.Server (server.go) serves
+// HTTPS (HTTP/1.1 and HTTP/2) and every plain-HTTP connection an event
+// loop hands over, with the Proxy as its handler. Each HTTP/1 connection
+// it reads passes the strict gate first (gate.go). The handler routes the
+// request, answers what the gateway answers itself, and forwards the rest
+// with the forwarding core's rules (forward.go) on the backend pool
+// (transport.go).
+
+// connInfo is what the handler knows of a request's connection.
+type connInfo struct {
+	kind Listener
+	peer netip.Addr
+	// gate is the strict reader of an HTTP/1 connection (nil on HTTP/2).
+	gate *gate
+}
+
+type connInfoKey struct{}
+
+// connContext is the server's ConnContext: it records c's connInfo.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	ci := &connInfo{kind: ListenerHTTPS}
+	if g, ok := c.(*gate); ok {
+		ci.kind, ci.gate = g.kind, g
+	}
+	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
+		ci.peer = ap.Addr().Unmap()
+	}
+	return context.WithValue(ctx, connInfoKey{}, ci)
+}
+
+// Handler returns p as the handler of requests that arrived on a listener
+// of kind l, for an http.Server other than the gateway's own (tests).
+func (p *Proxy) Handler(l Listener) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ci := &connInfo{kind: l}
+		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+			ci.peer = ap.Addr().Unmap()
+		}
+		p.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), connInfoKey{}, ci)))
+	})
+}
+
+// ServeHTTP serves a request of the gateway's server (server.go), or of
+// Handler.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ci, _ := r.Context().Value(connInfoKey{}).(*connInfo)
+	if ci == nil {
+		// Served outside server.go (tests with httptest): the peer from
+		// the request, as plain HTTP.
+		ci = &connInfo{kind: ListenerHTTP}
+		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+			ci.peer = ap.Addr().Unmap()
+		}
+	}
+	if ci.gate != nil {
+		if status := ci.gate.refusal(r); status != 0 {
+			// The gate refused the head the client sent here.
+			refusalReply(status).write(w, true)
+			return
+		}
+	}
+	start := time.Now()
+	if ci.kind == ListenerHTTP && p.acme != nil && strings.HasPrefix(r.URL.Path, acmeChallengePrefix) && p.acme.HandleHTTPChallenge(w, r) {
+		return
+	}
+	uri := originForm(r.RequestURI)
+	route := p.Lookup(ci.kind, r.Host)
+	rep, proxy := decide(p, ci.kind, route, r.Host, uri)
+	status := rep.status
+	if proxy {
+		status = p.forward(w, r, ci, route, uri)
+	} else {
+		rep.write(w, r.ProtoMajor == 1 && !bodyRead(r))
+	}
+	p.stats(route).Observe(status, time.Since(start))
+}
+
+// bodyRead says whether r has no body left to read. An answer the gateway
+// gives without reading a body ends the connection (net/http reads up to
+// 256 KiB of what is left to keep it, otherwise closes it): what follows
+// the head is never read as a request.
+func bodyRead(r *http.Request) bool {
+	return r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0
+}
+
+// originForm returns a request target in origin form: an absolute-form
+// target's path and query ("/" without a path). The gate has checked the
+// target (h1.ParseRequest), HTTP/2 sends the origin form.
+func originForm(target string) string {
+	if strings.HasPrefix(target, "/") || target == "*" {
+		return target
+	}
+	if _, rest, ok := strings.Cut(target, "://"); ok {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[i:]
+		}
+	}
+	return "/"
+}
+
+// forward sends r to route's backend and copies the response to w; it
+// returns the status for the metrics.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, route *Route, uri string) int {
+	h1 := r.ProtoMajor == 1
+	if p.limits.bodyTooLarge(r.ContentLength) {
+		refusalReply(http.StatusRequestEntityTooLarge).write(w, h1)
+		return http.StatusRequestEntityTooLarge
+	}
+	o := &outgoing{ctx: r.Context(), req: r, timeouts: route.Timeouts, upgrade: h1 && isUpgrade(r.Header)}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	fw := forwarding{peer: ci.peer, https: ci.kind == ListenerHTTPS}
+	if p.limits.trusts(ci.peer) {
+		fw.limits = &p.limits
+	}
+	o.head, o.idempotent = appendRequestHead((*buf)[:0], r, &fw, uri)
+	if !bodyRead(r) {
+		body := &clientBody{r: r.Body, rc: http.NewResponseController(w), idle: p.limits.bodyIdle()}
+		if max := p.limits.maxBody(); max >= 0 {
+			body.r = http.MaxBytesReader(w, r.Body, max)
+		}
+		if n := r.ContentLength; n > 0 && n <= maxBufferedRequestBody {
+			// Held in memory, the request can go to another task when
+			// the first fails.
+			o.body = make([]byte, n)
+			if _, err := io.ReadFull(body, o.body); err != nil {
+				return p.bodyFailed(w, r, err)
+			}
+			// Read whole: net/http's next reads have deadlines of their
+			// own.
+			body.rc.SetReadDeadline(time.Time{})
+			o.head = appendFraming(o.head, n)
+		} else {
+			o.stream, o.chunked = body, n < 0
+			o.head = appendFraming(o.head, n)
+		}
+	} else if sendsLength(r.Method) {
+		o.head = appendFraming(o.head, 0)
+	}
+	o.head = append(o.head, "\r\n"...)
+	if cap(o.head) > cap(*buf) {
+		*buf = o.head[:0]
+	}
+	o.informational = func(resp *http.Response) {
+		copyResponseHeader(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		clear(w.Header())
+	}
+	resp, err := p.upstream(route).roundTrip(o)
+	if err != nil {
+		var body *clientBodyError
+		if errors.As(err, &body) {
+			return p.bodyFailed(w, r, body.err)
+		}
+		if r.Context().Err() != nil {
+			// The client went away; there is nobody to answer.
+			return 499
+		}
+		rep := failureReply(err)
+		p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", rep.status, "err", err)
+		// A streamed body was not read to its end: the connection ends.
+		rep.write(w, h1 && o.stream != nil)
+		return rep.status
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		p.switchProtocols(w, r, ci, resp)
+		return resp.StatusCode
+	}
+	defer resp.Body.Close()
+	copyResponse(w, resp, buf)
+	return resp.StatusCode
+}
+
+// bodyFailed answers a request whose body could not be read: 413 beyond
+// the limit, 408 when the client stopped sending, 400 otherwise (a
+// malformed chunk, a body shorter than its length), and closes the
+// connection; a client that went away gets nothing.
+func (p *Proxy) bodyFailed(w http.ResponseWriter, r *http.Request, err error) int {
+	var tooLarge *http.MaxBytesError
+	status := http.StatusBadRequest
+	switch {
+	case errors.As(err, &tooLarge):
+		status = http.StatusRequestEntityTooLarge
+	case r.Context().Err() != nil:
+		return 499
+	case isTimeout(err):
+		status = http.StatusRequestTimeout
+	}
+	refusalReply(status).write(w, r.ProtoMajor == 1)
+	return status
+}
+
+// sendsLength says whether a request of this method without a body still
+// says Content-Length: 0, as http.Transport does.
+func sendsLength(method string) bool {
+	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// isUpgrade says whether an HTTP/1.1 request asks to switch protocols.
+func isUpgrade(h http.Header) bool {
+	return h.Get("Upgrade") != "" && headerHasToken(h["Connection"], "upgrade")
+}
+
+func headerHasToken(values []string, token string) bool {
+	for _, v := range values {
+		for opt := range strings.SplitSeq(v, ",") {
+			if foldEqual(strings.TrimSpace(opt), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendRequestHead appends the request line and fields the backend gets
+// (without framing fields and the final empty line) and reports whether
+// the request is idempotent. Host is the host that routed the request.
+func appendRequestHead(b []byte, r *http.Request, fw *forwarding, uri string) ([]byte, bool) {
+	idempotent := isIdempotent(r.Method)
+	b = append(b, r.Method...)
+	b = append(b, ' ')
+	b = append(b, uri...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, r.Host...)
+	b = append(b, "\r\n"...)
+	named := connectionOptions(r.Header["Connection"])
+	for name, values := range r.Header {
+		switch rule := requestFieldRule(name, fw.limits != nil); {
+		case rule == fieldDrop || isFramingField(name):
+			continue
+		case rule != fieldPass:
+			for _, v := range values {
+				fw.note(rule, []byte(v))
+			}
+			continue
+		case named != nil && containsFold(named, name):
+			continue
+		case isIdempotencyKey(name):
+			idempotent = true
+		}
+		for _, v := range values {
+			b = append(b, name...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if isUpgrade(r.Header) && r.ProtoMajor == 1 {
+		b = append(b, "Connection: Upgrade\r\nUpgrade: "...)
+		b = append(b, r.Header.Get("Upgrade")...)
+		b = append(b, "\r\n"...)
+	}
+	return appendForwarding(b, fw, r.Host), idempotent
+}
+
+// appendFraming appends the body's framing: its length, or chunked for a
+// length not known (-1).
+func appendFraming(b []byte, n int64) []byte {
+	if n < 0 {
+		return append(b, "Transfer-Encoding: chunked\r\n"...)
+	}
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, "\r\n"...)
+}
+
+// copyResponseHeader copies a backend's header fields for the client:
+// all but the hop-by-hop ones and those its Connection field names.
+func copyResponseHeader(dst, src http.Header) {
+	named := connectionOptions(src["Connection"])
+	for name, values := range src {
+		if isHopField(name) || named != nil && containsFold(named, name) {
+			continue
+		}
+		dst[name] = values
+	}
+}
+
+// connectionOptions returns the field names a Connection field lists
+// (besides close and keep-alive, and never a framing field), nil for
+// none: those fields are hop-by-hop too.
+func connectionOptions(values []string) []string {
+	var named []string
+	for _, v := range values {
+		for opt := range strings.SplitSeq(v, ",") {
+			opt = strings.TrimSpace(opt)
+			if opt == "" || foldEqual(opt, "close") || foldEqual(opt, "keep-alive") || isFramingField(opt) {
+				continue
+			}
+			named = append(named, opt)
+		}
+	}
+	return named
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// copyResponse writes resp to w: the head, then the body as it comes,
+// flushed write by write when it is a stream (no length, or server-sent
+// events), and the trailers. A body that breaks off (the backend died
+// mid-chunk) aborts the response: the client's connection (or HTTP/2
+// stream) is reset rather than the response ended as if whole.
+func copyResponse(w http.ResponseWriter, resp *http.Response, buf *[]byte) {
+	h := w.Header()
+	copyResponseHeader(h, resp.Header)
+	for name := range resp.Trailer {
+		h.Add("Trailer", name)
+	}
+	w.WriteHeader(resp.StatusCode)
+	stream := resp.ContentLength < 0 || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	flusher, _ := w.(http.Flusher)
+	for {
+		n, rerr := resp.Body.Read(*buf)
+		if n > 0 {
+			if _, err := w.Write((*buf)[:n]); err != nil {
+				// The client went away: the backend connection closes
+				// with the body unread.
+				return
+			}
+			if stream && flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}
+	for name, values := range resp.Trailer {
+		h[name] = values
+	}
+}
+
+// switchProtocols completes an upgrade the backend agreed to (a
+// websocket): the client's connection is taken from net/http, gets the
+// 101, and from then on bytes pass both ways until either side ends.
+func (p *Proxy) switchProtocols(w http.ResponseWriter, r *http.Request, ci *connInfo, resp *http.Response) {
+	backend := resp.Body.(*upgraded)
+	defer backend.Close()
+	if ci.gate != nil {
+		// What follows is no longer HTTP.
+		ci.gate.passthrough()
+	}
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		p.log.Warn("upgrade: cannot take the client connection", "host", r.Host, "err", err)
+		return
+	}
+	defer conn.Close()
+	out := brw.Writer
+	out.WriteString("HTTP/1.1 101 Switching Protocols\r\n")
+	h := http.Header{}
+	copyResponseHeader(h, resp.Header)
+	h.Write(out)
+	out.WriteString("Connection: Upgrade\r\nUpgrade: " + resp.Header.Get("Upgrade") + "\r\n\r\n")
+	if err := out.Flush(); err != nil {
+		return
+	}
+	done := make(chan struct{}, 2)
+	pass := func(dst io.Writer, src io.Reader) {
+		io.Copy(dst, src)
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	// brw.Reader holds what the client sent past the head, then reads on.
+	go pass(backend.bc.conn, brw.Reader)
+	go pass(conn, backend)
+	// Either side ending ends both: the other copy returns once the
+	// connections close (deferred above).
+	<-done
+}

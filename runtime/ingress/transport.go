@@ -1,0 +1,420 @@
+package ingress
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The backend side of net/http's requests (handler.go). A request goes out
+// from the handler's own goroutine on a pooled connection (or a new one):
+// the head and a body held in memory are written, and the response head is
+// read, without http.Transport's writer and reader goroutines, whose
+// hand-offs cost more CPU than the proxying on a busy gateway. Only a
+// body streamed from the client is written by a goroutine of its own, so
+// that a backend answering before it read the whole body is heard.
+// Which requests go again after a failure is failure.next's decision, the
+// same as the event loops'.
+
+// outgoing is a request on its way to a task.
+type outgoing struct {
+	ctx context.Context
+	// req is the client's request; ReadResponse reads its method.
+	req *http.Request
+	// head is the request line and fields for the backend, through the
+	// empty line.
+	head []byte
+	// body is a whole body, sent with the head; stream is a body read
+	// from the client while it is sent, chunked when its length is not
+	// known.
+	body    []byte
+	stream  *clientBody
+	chunked bool
+
+	idempotent bool
+	// upgrade: the request asks for a protocol switch (websockets).
+	upgrade  bool
+	timeouts Timeouts
+	// informational receives each 1xx response but 100 and 101 (103
+	// Early Hints), before the final one.
+	informational func(*http.Response)
+}
+
+// clientBody is a request body read from the client as the backend takes
+// it: it is cut off after the body idle timeout without a byte (the read
+// fails with a timeout) and beyond the body limit (http.MaxBytesReader).
+type clientBody struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	// n counts the bytes read; err is the first read error but EOF that
+	// was the client's doing (not abort's).
+	n       int64
+	err     error
+	aborted atomic.Bool
+}
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	switch {
+	case err == io.EOF:
+		// The connection's next reads (net/http's wait for the next
+		// request, or for the client leaving) have their own deadlines.
+		b.rc.SetReadDeadline(time.Time{})
+	case err != nil && b.err == nil && !b.aborted.Load():
+		b.err = err
+	}
+	return n, err
+}
+
+// abort makes a read in progress return at once, with an error that is
+// not the client's.
+func (b *clientBody) abort() {
+	b.aborted.Store(true)
+	b.rc.SetReadDeadline(aLongTimeAgo)
+}
+
+// aLongTimeAgo is a deadline that makes blocked reads and writes return.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// deadlines sets a backend connection's deadlines for the goroutines
+// that share it; once aborted (the client left, the client's body
+// failed), no later deadline revives it.
+type deadlines struct {
+	mu       sync.Mutex
+	conn     net.Conn
+	aborted  bool
+	headRead bool
+}
+
+func (d *deadlines) abort() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.aborted = true
+	d.conn.SetDeadline(aLongTimeAgo)
+}
+
+// bodySent starts the response header timeout once a streamed body is
+// sent, unless the response head came first.
+func (d *deadlines) bodySent(timeout time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.aborted && !d.headRead {
+		d.conn.SetReadDeadline(time.Now().Add(timeout))
+	}
+}
+
+// gotHead lifts the deadlines once the response head is in: a body takes
+// as long as it takes.
+func (d *deadlines) gotHead() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.headRead = true
+	if !d.aborted {
+		d.conn.SetDeadline(time.Time{})
+	}
+}
+
+// roundTrip sends o to one of u's tasks, and again to others (or on a
+// fresh connection) after failures as failure.next allows. The response
+// body gives its connection back to the pool when read to its end.
+func (u *upstream) roundTrip(o *outgoing) (*http.Response, error) {
+	select {
+	case <-u.resolved:
+	case <-o.ctx.Done():
+		return nil, o.ctx.Err()
+	}
+	var triedBuf [maxAttempts]*endpoint
+	tried := triedBuf[:0]
+	stale := 0
+	for {
+		e := u.pick(tried)
+		if e == nil {
+			u.refresh()
+			return nil, errNoBackend
+		}
+		resp, f := u.attempt(o, e, stale < maxStaleRetries)
+		if f.err == nil {
+			return resp, nil
+		}
+		if f.dialFailed {
+			e.markDown()
+			u.refresh()
+		}
+		if o.ctx.Err() != nil {
+			return nil, f.err
+		}
+		switch f.next() {
+		case retryFresh:
+			stale++
+			continue
+		case retryOther:
+			if tried = append(tried, e); len(tried) < maxAttempts {
+				continue
+			}
+		}
+		return nil, f.err
+	}
+}
+
+// attempt sends o on a connection to e: a pooled one, or a new one.
+func (u *upstream) attempt(o *outgoing, e *endpoint, staleLeft bool) (*http.Response, failure) {
+	f := failure{idempotent: o.idempotent}
+	bc := e.idle.get()
+	reused := bc != nil
+	if bc == nil {
+		c, err := u.dialer.DialContext(o.ctx, "tcp", e.addr)
+		if err != nil {
+			f.err, f.dialFailed = err, true
+			return nil, f
+		}
+		u.connected()
+		bc = newBackendConn(c)
+	}
+	resp, answered, err := bc.send(o, e)
+	if err == nil {
+		return resp, f
+	}
+	bc.conn.Close()
+	f.err, f.answered = err, answered
+	// A body the client began to send (or failed to) cannot go again.
+	f.bodyTaken = o.stream != nil && (o.stream.n > 0 || o.stream.err != nil)
+	f.stale = reused && staleLeft
+	return nil, f
+}
+
+// send writes o on bc and reads the response head; answered says whether
+// any byte of an answer came.
+func (bc *backendConn) send(o *outgoing, e *endpoint) (*http.Response, bool, error) {
+	d := &deadlines{conn: bc.conn}
+	headerTimeout := o.timeouts.responseHeader()
+	var w *bodyWriter
+	if o.stream == nil {
+		bc.conn.SetDeadline(time.Now().Add(headerTimeout))
+	} else {
+		bc.conn.SetDeadline(time.Time{})
+	}
+	// A client that goes away unblocks whatever bc waits for.
+	stop := context.AfterFunc(o.ctx, d.abort)
+	fail := func(answered bool, err error) (*http.Response, bool, error) {
+		stop()
+		if w != nil {
+			d.abort()
+			o.stream.abort()
+			<-w.done
+			if w.clientErr != nil {
+				// The client's body failed (too large, too slow, cut
+				// off): that is the answer, not the backend's silence.
+				err = &clientBodyError{w.clientErr}
+			}
+		}
+		return nil, answered, err
+	}
+	if o.stream == nil {
+		bc.bw.Write(o.head)
+		bc.bw.Write(o.body)
+		if err := bc.bw.Flush(); err != nil {
+			return fail(false, err)
+		}
+	} else {
+		w = startBodyWriter(o, bc, d, headerTimeout)
+	}
+	// The first byte tells a connection the backend had closed (nothing
+	// comes back at all) from a broken answer.
+	if _, err := bc.br.Peek(1); err != nil {
+		return fail(false, err)
+	}
+	var resp *http.Response
+	for {
+		var err error
+		if resp, err = http.ReadResponse(bc.br, o.req); err != nil {
+			return fail(true, err)
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+		if resp.StatusCode != http.StatusContinue && o.informational != nil {
+			o.informational(resp)
+		}
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols && !o.upgrade {
+		return fail(true, errUnaskedUpgrade)
+	}
+	d.gotHead()
+	b := &backendBody{rc: resp.Body, ctx: o.ctx, bc: bc, e: e, stop: stop, w: w, stream: o.stream, reusable: !resp.Close}
+	switch {
+	case resp.StatusCode == http.StatusSwitchingProtocols:
+		stop()
+		resp.Body = &upgraded{bc: bc}
+	case resp.Body == http.NoBody:
+		b.release(true)
+	default:
+		resp.Body = b
+	}
+	return resp, true, nil
+}
+
+// clientBodyError is a request that failed because its body did.
+type clientBodyError struct{ err error }
+
+func (e *clientBodyError) Error() string { return "reading the request body: " + e.err.Error() }
+func (e *clientBodyError) Unwrap() error { return e.err }
+
+// bodyWriter writes the head and a streamed body to a backend.
+type bodyWriter struct {
+	done chan struct{}
+	// clientErr: reading the client's body failed; backendErr: writing to
+	// the backend did (it may have answered early, which is then read).
+	clientErr, backendErr error
+}
+
+func startBodyWriter(o *outgoing, bc *backendConn, d *deadlines, headerTimeout time.Duration) *bodyWriter {
+	w := &bodyWriter{done: make(chan struct{})}
+	o.stream.aborted.Store(false)
+	go func() {
+		defer close(w.done)
+		bc.bw.Write(o.head)
+		err := copyBody(bc.bw, o.stream, o.chunked)
+		if err == nil {
+			err = bc.bw.Flush()
+		}
+		switch {
+		case o.stream.err != nil:
+			w.clientErr = o.stream.err
+			d.abort()
+		case err != nil:
+			w.backendErr = err
+		default:
+			d.bodySent(headerTimeout)
+		}
+	}()
+	return w
+}
+
+// finished says whether the body went out whole; a writer still at work
+// is stopped (and waited for) first.
+func (w *bodyWriter) finished(stream *clientBody, conn net.Conn) bool {
+	select {
+	case <-w.done:
+		return w.clientErr == nil && w.backendErr == nil
+	default:
+	}
+	// The response ended before the body was sent: stop the writer
+	// (wherever it blocks) before the handler returns, since net/http
+	// owns the request body after that.
+	conn.SetDeadline(aLongTimeAgo)
+	stream.abort()
+	<-w.done
+	return false
+}
+
+// copyBody copies a streamed body to the backend, in chunks when chunked.
+func copyBody(bw *bufio.Writer, body io.Reader, chunked bool) error {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	for {
+		n, rerr := body.Read(*buf)
+		if n > 0 {
+			if chunked {
+				var size [20]byte
+				bw.Write(strconv.AppendInt(size[:0], int64(n), 16))
+				bw.WriteString("\r\n")
+			}
+			bw.Write((*buf)[:n])
+			if chunked {
+				bw.WriteString("\r\n")
+			}
+			// What the client sent goes on at once (a streamed upload
+			// the backend reads as it comes).
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			if chunked {
+				bw.WriteString("0\r\n\r\n")
+			}
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// backendBody is a response body on a backend connection: read to its
+// end, the connection goes back to the pool; closed before, it is closed
+// (never pooled with bytes left in it).
+type backendBody struct {
+	rc       io.ReadCloser
+	ctx      context.Context // the request's
+	bc       *backendConn
+	e        *endpoint
+	stop     func() bool
+	w        *bodyWriter
+	stream   *clientBody
+	reusable bool
+	done     bool
+}
+
+func (b *backendBody) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, io.EOF
+	}
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.release(true)
+	} else if err != nil {
+		b.release(false)
+		if b.ctx.Err() != nil {
+			// The client went away (which set the deadline): say so
+			// rather than "i/o timeout".
+			err = b.ctx.Err()
+		}
+	}
+	return n, err
+}
+
+// Close never drains the body (a stream has no end).
+func (b *backendBody) Close() error {
+	if !b.done {
+		b.release(false)
+	}
+	return nil
+}
+
+func (b *backendBody) release(atEOF bool) {
+	b.done = true
+	// stop reports false when the client already went away and the
+	// deadline was (or is being) set: the connection is no use then.
+	reuse := b.stop() && atEOF && b.reusable && b.bc.br.Buffered() == 0 && !b.e.closed.Load()
+	if b.w != nil && !b.w.finished(b.stream, b.bc.conn) {
+		reuse = false
+	}
+	if reuse {
+		b.e.idle.put(b.bc)
+		return
+	}
+	b.bc.conn.Close()
+}
+
+// upgraded is the body of a 101 response: the backend connection itself,
+// with what was read past the head.
+type upgraded struct{ bc *backendConn }
+
+func (u *upgraded) Read(p []byte) (int, error)  { return u.bc.br.Read(p) }
+func (u *upgraded) Write(p []byte) (int, error) { return u.bc.conn.Write(p) }
+func (u *upgraded) Close() error                { return u.bc.conn.Close() }
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func getBuffer() *[]byte  { return buffers.Get().(*[]byte) }
+func putBuffer(b *[]byte) { buffers.Put(b) }
