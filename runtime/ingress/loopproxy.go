@@ -215,7 +215,6 @@ func (l *loop) begin(c *loopConn, r *h1.Request, route *Route, u *upstream, host
 	l.sendRequest(c)
 }
 
-
 // sendRequest sends the request in flight to the next task: on a pooled
 // connection, or a new one.
 func (l *loop) sendRequest(c *loopConn) {
