@@ -253,6 +253,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	srv := newServer(proxy, log)
+	// The plain-HTTP listeners are served by the event loops (loop.go),
+	// which hand the connections they do not serve themselves to srv.
+	// Without event loops (not on Linux) srv reads them all. Made before
+	// the first table, which starts using the backend pools.
+	loops := newLoopServer(proxy, log, srv)
 	changed := make(chan struct{}, 1)
 	proxy.live.changed = changed
 	apply := func(t Table) error {
@@ -305,10 +310,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	run("server", srv.serve)
 	var metricsSrv *http.Server
-	// The plain-HTTP listeners are served by the event loops (loop.go),
-	// which hand the connections they do not serve themselves to srv.
-	// Without event loops (not on Linux) srv reads them all.
-	loops := newLoopServer(proxy, log, srv)
 	var startErr error
 	startPlain := func(ln net.Listener, l Listener) string {
 		if ln == nil {
