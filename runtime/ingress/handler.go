@@ -73,20 +73,33 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	start := time.Now()
 	if ci.kind == ListenerHTTP && p.acme != nil && strings.HasPrefix(r.URL.Path, acmeChallengePrefix) && p.acme.HandleHTTPChallenge(w, r) {
 		return
 	}
 	uri := originForm(r.RequestURI)
 	route := p.Lookup(ci.kind, r.Host)
-	rep, proxy := decide(p, ci.kind, route, r.Host, uri)
-	status := rep.status
-	if proxy {
-		status = p.forward(w, r, ci, route, uri)
-	} else {
-		rep.write(w, r.ProtoMajor == 1 && !bodyRead(r))
+	if stats := p.stats(route); stats != nil {
+		start, status := time.Now(), statusClientGone
+		// Deferred: a request the handler aborts counts too.
+		defer func() { stats.Observe(status, time.Since(start)) }()
+		status = p.serve(w, r, ci, route, uri)
+		return
 	}
-	p.stats(route).Observe(status, time.Since(start))
+	p.serve(w, r, ci, route, uri)
+}
+
+// statusClientGone is what the metrics record for a request whose client
+// went away before it was answered (as nginx logs it).
+const statusClientGone = 499
+
+// serve answers r itself or forwards it, and returns the status.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, ci *connInfo, route *Route, uri string) int {
+	rep, proxy := decide(p, ci.kind, route, r.Host, uri)
+	if proxy {
+		return p.forward(w, r, ci, route, uri)
+	}
+	rep.write(w, r.ProtoMajor == 1 && !bodyRead(r))
+	return rep.status
 }
 
 // bodyRead says whether r has no body left to read. An answer the gateway
@@ -167,8 +180,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 			return p.bodyFailed(w, r, body.err)
 		}
 		if r.Context().Err() != nil {
-			// The client went away; there is nobody to answer.
-			return 499
+			// The client went away: nobody to answer, and net/http must
+			// not answer in the handler's place (an empty 200).
+			panic(http.ErrAbortHandler)
 		}
 		rep := failureReply(err)
 		p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", rep.status, "err", err)
@@ -187,16 +201,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 
 // bodyFailed answers a request whose body could not be read: 413 beyond
 // the limit, 408 when the client stopped sending, 400 otherwise (a
-// malformed chunk, a body shorter than its length), and closes the
-// connection; a client that went away gets nothing.
+// malformed chunk, a body cut short), and closes the connection. (A read
+// error cancels the request's context, so a client that is still there
+// and one that went away look alike: both are answered.)
 func (p *Proxy) bodyFailed(w http.ResponseWriter, r *http.Request, err error) int {
 	var tooLarge *http.MaxBytesError
 	status := http.StatusBadRequest
 	switch {
 	case errors.As(err, &tooLarge):
 		status = http.StatusRequestEntityTooLarge
-	case r.Context().Err() != nil:
-		return 499
 	case isTimeout(err):
 		status = http.StatusRequestTimeout
 	}

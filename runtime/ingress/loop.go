@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"runtime"
@@ -225,8 +226,11 @@ type loopConn struct {
 	x      *exchange
 	// closeWhenFlushed: the connection ends once out is written.
 	closeWhenFlushed bool
-	// waitingHead: part of a request arrived, and the head timeout runs.
-	waitingHead bool
+	// waitingHead: part of a request arrived, and the head timeout runs;
+	// waitingBody: its head is in, and the body idle timeout runs since
+	// c.in held bodySeen bytes.
+	waitingHead, waitingBody bool
+	bodySeen                 int
 	// awaitingBackends: the request's backend set is being resolved for
 	// the first time (afterResolution).
 	awaitingBackends bool
@@ -687,6 +691,17 @@ func (l *loop) sweep() {
 // expired handles a connection whose deadline passed.
 func (l *loop) expired(c *loopConn) {
 	if !c.backend {
+		if c.waitingBody {
+			// A body that stopped coming: 408, then the connection
+			// closes (within the head timeout if the client does not
+			// take the answer).
+			c.waitingBody = false
+			l.refuse(c, http.StatusRequestTimeout)
+			if !c.closed {
+				l.setDeadline(c, clientHeadTimeout)
+			}
+			return
+		}
 		// Idle, or too slow to send a request head.
 		l.closeClient(c)
 		return

@@ -84,7 +84,7 @@ func (l *loop) nextRequest(c *loopConn) {
 			l.closeClient(c)
 			return
 		}
-		c.waitingHead = false
+		c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 		l.setDeadline(c, clientIdleTimeout)
 		return
 	}
@@ -95,9 +95,15 @@ func (l *loop) nextRequest(c *loopConn) {
 			l.closeClient(c)
 			return
 		}
-		if !c.waitingHead {
-			// The whole request (a body the loop serves is small) within
-			// the head timeout.
+		switch {
+		case err == nil:
+			// The head is in and a small body is coming: the body idle
+			// timeout runs from each arrival.
+			if len(c.in) != c.bodySeen {
+				c.bodySeen, c.waitingBody = len(c.in), true
+				l.setDeadline(c, l.proxy.limits.bodyIdle())
+			}
+		case !c.waitingHead:
 			c.waitingHead = true
 			l.setDeadline(c, clientHeadTimeout)
 		}
@@ -153,7 +159,7 @@ func (l *loop) servable(c *loopConn, r *h1.Request) bool {
 func (l *loop) answer(c *loopConn, r *h1.Request, route *Route, rep reply) {
 	closing := r.Close || l.srv.stopping.Load()
 	l.consume(c, r.HeadLen+int(max(0, r.ContentLength)))
-	c.waitingHead = false
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 	if stats := l.proxy.stats(route); stats != nil {
 		stats.Observe(rep.status, 0)
 	}
@@ -210,7 +216,7 @@ func (l *loop) begin(c *loopConn, r *h1.Request, route *Route, u *upstream, host
 	x.req = req
 	l.consume(c, r.HeadLen+body)
 	c.x = x
-	c.waitingHead = false
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 	c.deadline = time.Time{}
 	l.sendRequest(c)
 }
@@ -318,7 +324,7 @@ func (l *loop) fail(c *loopConn, err error) {
 // refuse answers c's request with status and closes the connection.
 func (l *loop) refuse(c *loopConn, status int) {
 	l.scratch = refusalReply(status).appendTo(l.scratch[:0], true)
-	c.waitingHead = false
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 	c.closeWhenFlushed = true
 	l.send(c, l.scratch)
 	if !c.closed && len(c.out) == 0 {
