@@ -94,6 +94,16 @@ func (g *gate) refusal(r *http.Request) int {
 	return status
 }
 
+// CloseWrite shuts the connection's write side, which net/http does before
+// it closes a connection it answered with Connection: close, so that the
+// client reads the answer before the connection is reset.
+func (g *gate) CloseWrite() error {
+	if cw, ok := g.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // passthrough stops checking: the connection switched protocols.
 func (g *gate) passthrough() { g.passing.Store(true) }
 

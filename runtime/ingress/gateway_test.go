@@ -109,11 +109,22 @@ type testBundle struct {
 
 func setup(t *testing.T, withTLS bool) *testBundle {
 	t.Helper()
+	return setupWith(t, func(cfg *Config) {
+		if withTLS {
+			cfg.HTTPSAddr = "127.0.0.1:0"
+			cfg.TLS.InternalCA = true
+		}
+	})
+}
+
+// setupWith starts a gateway whose configuration configure changes.
+func setupWith(t *testing.T, configure func(*Config)) *testBundle {
+	t.Helper()
 	dir := shortDir(t)
 	pub := NewPublisher()
 	pub.Wait = 2 * time.Second
 	b := &testBundle{dir: dir, cp: startControlPlane(t, pub, filepath.Join(dir, "cp.sock")), resolver: &staticResolver{hosts: map[string][]string{}}}
-	b.start(t, withTLS)
+	b.startWith(t, configure)
 	return b
 }
 

@@ -98,8 +98,23 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request, ci *connInfo, rout
 	if proxy {
 		return p.forward(w, r, ci, route, uri)
 	}
-	rep.write(w, r.ProtoMajor == 1 && !bodyRead(r))
+	answer(w, r, rep, !bodyRead(r))
 	return rep.status
+}
+
+// answer writes the gateway's own answer to r. On HTTP/1, a body left
+// unread ends the connection: net/http neither waits for the rest of it
+// (which a client could hold back forever) nor ever reads it as the next
+// request. (On HTTP/2 the stream alone ends.)
+func answer(w http.ResponseWriter, r *http.Request, rep reply, unread bool) {
+	if r.ProtoMajor == 1 && unread {
+		rep.close = true
+		// net/http reads what is left of a body (up to 256 KiB) before
+		// it answers, to keep the connection; this makes that read fail
+		// at once, and net/http close the connection after the answer.
+		http.NewResponseController(w).SetReadDeadline(aLongTimeAgo)
+	}
+	rep.write(w, rep.close && r.ProtoMajor == 1)
 }
 
 // bodyRead says whether r has no body left to read. An answer the gateway
@@ -130,7 +145,7 @@ func originForm(target string) string {
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, route *Route, uri string) int {
 	h1 := r.ProtoMajor == 1
 	if p.limits.bodyTooLarge(r.ContentLength) {
-		refusalReply(http.StatusRequestEntityTooLarge).write(w, h1)
+		answer(w, r, refusalReply(http.StatusRequestEntityTooLarge), true)
 		return http.StatusRequestEntityTooLarge
 	}
 	o := &outgoing{ctx: r.Context(), req: r, timeouts: route.Timeouts, upgrade: h1 && isUpgrade(r.Header)}
@@ -186,8 +201,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 		}
 		rep := failureReply(err)
 		p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", rep.status, "err", err)
-		// A streamed body was not read to its end: the connection ends.
-		rep.write(w, h1 && o.stream != nil)
+		answer(w, r, rep, o.stream != nil && !o.stream.eof)
 		return rep.status
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
@@ -213,7 +227,7 @@ func (p *Proxy) bodyFailed(w http.ResponseWriter, r *http.Request, err error) in
 	case isTimeout(err):
 		status = http.StatusRequestTimeout
 	}
-	refusalReply(status).write(w, r.ProtoMajor == 1)
+	answer(w, r, refusalReply(status), true)
 	return status
 }
 

@@ -158,6 +158,9 @@ const (
 	// maxClientPending bounds the response bytes waiting for a slow
 	// client; beyond it the backend is not read.
 	maxClientPending = 256 << 10
+	// lingerTimeout bounds how long a refused client's connection is
+	// read and dropped after the answer (nginx's lingering_timeout).
+	lingerTimeout = 2 * time.Second
 	// minSweepInterval bounds how often the loop looks for connections
 	// past their deadline.
 	minSweepInterval = 10 * time.Millisecond
@@ -224,8 +227,10 @@ type loopConn struct {
 	ln     *loopListener
 	remote netip.Addr
 	x      *exchange
-	// closeWhenFlushed: the connection ends once out is written.
-	closeWhenFlushed bool
+	// closeWhenFlushed: the connection ends once out is written, after
+	// lingering when lingerWhenFlushed; lingering: its write side is shut
+	// and what it sends is dropped until it closes (or lingerTimeout).
+	closeWhenFlushed, lingerWhenFlushed, lingering bool
 	// waitingHead: part of a request arrived, and the head timeout runs;
 	// waitingBody: its head is in, and the body idle timeout runs since
 	// c.in held bodySeen bytes.
@@ -644,7 +649,7 @@ func (l *loop) flush(c *loopConn) {
 		return
 	}
 	if c.closeWhenFlushed {
-		l.closeClient(c)
+		l.endClient(c)
 		return
 	}
 	l.clientFlushed(c)

@@ -4,9 +4,12 @@ package ingress
 
 import (
 	"bytes"
+
 	"io"
 	"net/http"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
 )
@@ -52,6 +55,10 @@ const (
 // clientReadable reads what the client sent and starts the next request
 // unless one is in flight (pipelined requests wait in c.in).
 func (l *loop) clientReadable(c *loopConn) {
+	if c.lingering {
+		l.drainLingering(c)
+		return
+	}
 	l.fill(c, maxClientBuffered)
 	if c.closed || c.x != nil || len(c.out) > 0 {
 		return
@@ -321,14 +328,49 @@ func (l *loop) fail(c *loopConn, err error) {
 	l.finish(c, nil)
 }
 
-// refuse answers c's request with status and closes the connection.
+// refuse answers c's request with status and closes the connection,
+// lingering: what the client sends meanwhile is read and dropped, so that
+// closing does not reset the connection before it read the answer.
 func (l *loop) refuse(c *loopConn, status int) {
 	l.scratch = refusalReply(status).appendTo(l.scratch[:0], true)
 	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
-	c.closeWhenFlushed = true
+	c.closeWhenFlushed, c.lingerWhenFlushed = true, true
 	l.send(c, l.scratch)
 	if !c.closed && len(c.out) == 0 {
+		l.endClient(c)
+	}
+}
+
+// endClient ends a client's connection once its last answer is written:
+// at once, or after lingering (refuse).
+func (l *loop) endClient(c *loopConn) {
+	if !c.lingerWhenFlushed {
 		l.closeClient(c)
+		return
+	}
+	c.lingerWhenFlushed, c.lingering = false, true
+	c.in = l.release(c.in)
+	unix.Shutdown(c.fd, unix.SHUT_WR)
+	l.setDeadline(c, lingerTimeout)
+	l.drainLingering(c)
+}
+
+// drainLingering reads and drops what a lingering client sends, and
+// closes the connection at its end.
+func (l *loop) drainLingering(c *loopConn) {
+	var buf [4 << 10]byte
+	for {
+		n, err := rawRead(c.fd, buf[:])
+		switch {
+		case n > 0, err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			c.readable = false
+			return
+		}
+		// The end of the stream, or an error: the client is done.
+		l.closeClient(c)
+		return
 	}
 }
 
@@ -554,7 +596,7 @@ func (l *loop) finish(c *loopConn, b *loopConn) {
 		return // flush goes on
 	}
 	if c.closeWhenFlushed {
-		l.closeClient(c)
+		l.endClient(c)
 		return
 	}
 	l.nextRequest(c)

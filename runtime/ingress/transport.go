@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -53,23 +52,27 @@ type clientBody struct {
 	r    io.Reader
 	rc   *http.ResponseController
 	idle time.Duration
-	// n counts the bytes read; err is the first read error but EOF that
-	// was the client's doing (not abort's).
-	n       int64
-	err     error
-	aborted atomic.Bool
+	// n counts the bytes read, eof says whether the body was read to its
+	// end; err is the first read error but EOF that was the client's
+	// doing (abort's are not).
+	n   int64
+	eof bool
+	err error
 }
 
 func (b *clientBody) Read(p []byte) (int, error) {
-	b.rc.SetReadDeadline(time.Now().Add(b.idle))
+	deadline := time.Now().Add(b.idle)
+	b.rc.SetReadDeadline(deadline)
 	n, err := b.r.Read(p)
 	b.n += int64(n)
 	switch {
 	case err == io.EOF:
+		b.eof = true
 		// The connection's next reads (net/http's wait for the next
 		// request, or for the client leaving) have their own deadlines.
 		b.rc.SetReadDeadline(time.Time{})
-	case err != nil && b.err == nil && !b.aborted.Load():
+	case err != nil && b.err == nil && (!isTimeout(err) || !time.Now().Before(deadline)):
+		// A timeout before the idle deadline is abort's.
 		b.err = err
 	}
 	return n, err
@@ -77,10 +80,7 @@ func (b *clientBody) Read(p []byte) (int, error) {
 
 // abort makes a read in progress return at once, with an error that is
 // not the client's.
-func (b *clientBody) abort() {
-	b.aborted.Store(true)
-	b.rc.SetReadDeadline(aLongTimeAgo)
-}
+func (b *clientBody) abort() { b.rc.SetReadDeadline(aLongTimeAgo) }
 
 // aLongTimeAgo is a deadline that makes blocked reads and writes return.
 var aLongTimeAgo = time.Unix(1, 0)
@@ -278,7 +278,6 @@ type bodyWriter struct {
 
 func startBodyWriter(o *outgoing, bc *backendConn, d *deadlines, headerTimeout time.Duration) *bodyWriter {
 	w := &bodyWriter{done: make(chan struct{})}
-	o.stream.aborted.Store(false)
 	go func() {
 		defer close(w.done)
 		bc.bw.Write(o.head)
