@@ -128,7 +128,9 @@ func (b *testBundle) vias() []via {
 		{"plain", func(t *testing.T, _ string) (net.Conn, *bufio.Reader) { return dialGateway(t, b.addrs.HTTP) }},
 		// The server name of a routed host (a name without a route gets
 		// no certificate), whatever Host the request names.
-		{"TLS", func(t *testing.T, _ string) (net.Conn, *bufio.Reader) { return dialTLS(t, b.addrs.HTTPS, "app.example.com") }},
+		{"TLS", func(t *testing.T, _ string) (net.Conn, *bufio.Reader) {
+			return dialTLS(t, b.addrs.HTTPS, "app.example.com")
+		}},
 	}
 }
 
