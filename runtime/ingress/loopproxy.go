@@ -35,22 +35,11 @@ type exchange struct {
 	ntried  int
 	retries int // on pooled connections the backend had closed
 
-	gotBytes     bool // the backend has answered something
-	sentHead     bool // the response head went to the client
-	framing      bodyFraming
-	remaining    int64
-	chunked      h1.Chunked
+	gotBytes bool // the backend has answered something
+	sentHead bool // the response head went to the client
+	responseFraming
 	backendClose bool
 }
-
-type bodyFraming uint8
-
-const (
-	bodyNone bodyFraming = iota
-	bodyLength
-	bodyChunked
-	bodyUntilClose
-)
 
 // clientReadable reads what the client sent and starts the next request
 // unless one is in flight (pipelined requests wait in c.in).
@@ -194,29 +183,13 @@ func (l *loop) begin(c *loopConn, r *h1.Request, route *Route, u *upstream, host
 		req:    x.req[:0],
 		head:   string(r.Method) == http.MethodHead, clientClose: r.Close,
 	}
-	x.idempotent = isIdempotent(r.Method)
 	fw := &l.fw
 	*fw = forwarding{peer: c.remote, priorFor: fw.priorFor[:0], priorProto: fw.priorProto[:0]}
-	trusted := len(l.proxy.limits.TrustedProxies) > 0 && l.proxy.limits.trusts(c.remote)
-	if trusted {
+	if len(l.proxy.limits.TrustedProxies) > 0 && l.proxy.limits.trusts(c.remote) {
 		fw.limits = &l.proxy.limits
 	}
-	req := append(x.req, c.in[:r.RequestLineLen]...)
-	for _, f := range r.Fields {
-		switch rule := requestFieldRule(f.Name, trusted); {
-		case rule == fieldDrop:
-			continue
-		case rule != fieldPass:
-			fw.note(rule, f.Value)
-			continue
-		case r.Options && namedByConnection(r.Fields, f.Name):
-			continue
-		case isIdempotencyKey(f.Name):
-			x.idempotent = true
-		}
-		req = appendField(req, f.Name, f.Value)
-	}
-	req = appendForwarding(req, fw, r.Host)
+	req, idempotent := appendBackendHead(x.req, c.in, r, fw, false)
+	x.idempotent = idempotent
 	req = append(req, "\r\n"...)
 	body := int(max(0, r.ContentLength))
 	req = append(req, c.in[r.HeadLen:r.HeadLen+body]...)
@@ -496,75 +469,12 @@ func (l *loop) relay(c *loopConn, b *loopConn) {
 }
 
 // responseHead returns the response head for the client, in l.scratch,
-// and sets x's body framing: the backend's head without hop-by-hop fields
-// (nor those its Connection field names), as HTTP/1.1.
+// and sets x's body framing.
 func (l *loop) responseHead(x *exchange, r *h1.Response, raw []byte) []byte {
-	switch {
-	case x.head || r.Status == http.StatusNoContent || r.Status == http.StatusNotModified:
-		x.framing = bodyNone
-	case r.TransferEncoding && r.Chunked:
-		x.framing, x.chunked = bodyChunked, h1.Chunked{}
-	case r.TransferEncoding:
-		x.framing = bodyUntilClose
-	case r.ContentLength >= 0:
-		x.framing, x.remaining = bodyLength, r.ContentLength
-	default:
-		x.framing = bodyUntilClose
-	}
 	x.backendClose = r.Close
-	out := append(l.scratch[:0], "HTTP/1.1"...)
-	out = append(out, raw[len("HTTP/1.1"):r.StatusLineLen]...)
-	for _, f := range r.Fields {
-		switch {
-		case isHopField(f.Name):
-			continue
-		case r.TransferEncoding && h1.EqualFold(f.Name, "content-length"):
-			// Transfer-Encoding decides the framing (RFC 9112 6.3).
-			continue
-		case r.Options && namedByConnection(r.Fields, f.Name):
-			continue
-		}
-		out = appendField(out, f.Name, f.Value)
-	}
-	if x.clientClose || x.framing == bodyUntilClose {
-		out = append(out, "Connection: close\r\n"...)
-	}
-	return append(out, "\r\n"...)
-}
-
-// namedByConnection says whether a Connection field among fields names
-// name, other than a framing field.
-func namedByConnection(fields []h1.Field, name []byte) bool {
-	if isFramingField(name) {
-		return false
-	}
-	for _, f := range fields {
-		if !h1.EqualFold(f.Name, "connection") {
-			continue
-		}
-		for opt := range bytes.SplitSeq(f.Value, []byte(",")) {
-			if bytes.EqualFold(bytes.TrimSpace(opt), name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// bodyPart returns how much of p belongs to the response body and whether
-// the body ends there.
-func (x *exchange) bodyPart(p []byte) (int, bool, error) {
-	switch x.framing {
-	case bodyLength:
-		n := int(min(int64(len(p)), x.remaining))
-		x.remaining -= int64(n)
-		return n, x.remaining == 0, nil
-	case bodyChunked:
-		return x.chunked.Scan(p)
-	case bodyUntilClose:
-		return len(p), false, nil
-	}
-	return 0, true, nil
+	out, f := appendResponseHead(l.scratch[:0], r, raw, x.head, x.clientClose)
+	x.responseFraming = f
+	return out
 }
 
 // finish ends the exchange: b (nil after a failure) goes back to the pool
