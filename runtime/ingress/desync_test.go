@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -124,12 +125,17 @@ type via struct {
 }
 
 func (b *testBundle) vias() []via {
+	return b.viasNamed("app.example.com")
+}
+
+// viasNamed is vias whose TLS connections name sni.
+func (b *testBundle) viasNamed(sni string) []via {
 	return []via{
 		{"plain", func(t *testing.T, _ string) (net.Conn, *bufio.Reader) { return dialGateway(t, b.addrs.HTTP) }},
 		// The server name of a routed host (a name without a route gets
 		// no certificate), whatever Host the request names.
 		{"TLS", func(t *testing.T, _ string) (net.Conn, *bufio.Reader) {
-			return dialTLS(t, b.addrs.HTTPS, "app.example.com")
+			return dialTLS(t, b.addrs.HTTPS, sni)
 		}},
 	}
 }
@@ -359,7 +365,7 @@ func TestGateway_EveryHTTP1ConnectionIsStrict(t *testing.T) {
 				conn, br := v.dial(t, "app.example.com")
 				io.WriteString(conn, first+h.head)
 				got, closed := readAll(conn, br, 2*time.Second)
-				if !strings.HasPrefix(got, "HTTP/1.0 200 ") || !strings.Contains(got, "HTTP/1.1 "+h.status+" ") || strings.Count(got, "HTTP/1.") != 2 || !closed {
+				if !strings.HasPrefix(got, "HTTP/1.1 200 ") || !strings.Contains(got, "HTTP/1.1 "+h.status+" ") || strings.Count(got, "HTTP/1.") != 2 || !closed {
 					t.Fatalf("got %q (closed %v), want 200, then %s and the connection closed", got, closed, h.status)
 				}
 			})
@@ -491,4 +497,57 @@ func TestGateway_ReportsLiveRoutes(t *testing.T) {
 	if want := []string{"app.example.com", "redir.example.com", "secure.example.com"}; strings.Join(rep.Live, " ") != strings.Join(want, " ") || rep.Gateway == "" {
 		t.Fatalf("report: gateway %q live %q, want %q", rep.Gateway, rep.Live, want)
 	}
+}
+
+// TestGateway_ClosedTaskDrainsEveryPool: once a task leaves its service,
+// every idle connection to it is closed — the event loops' and the HTTP/1
+// server's alike — rather than left until the idle timeout.
+func TestGateway_ClosedTaskDrainsEveryPool(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	port := freePort(t)
+	var open atomic.Int32
+	listenBackend(t, "127.0.0.1", port, func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	})
+	listenBackend(t, "127.0.0.2", port, nil)
+	b.resolver.set("web", "127.0.0.1")
+	b.publish(t, 1, Route{Hostname: "drain.example.com", Visibility: VisibilityPublic, Backend: &Backend{Service: "web", Port: port}})
+	for _, v := range b.viasNamed("drain.example.com") {
+		conn, br := v.dial(t, "drain.example.com")
+		if resp, _ := rawExchange(t, br, conn, "GET / HTTP/1.1\r\nHost: drain.example.com\r\n\r\n"); resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", v.name, resp.StatusCode)
+		}
+	}
+	if n := open.Load(); n < 2 {
+		t.Fatalf("%d connections to the task, want one from each way of serving", n)
+	}
+	// The task leaves: the service resolves to another one.
+	b.resolver.set("web", "127.0.0.2")
+	deadline := time.Now().Add(10 * time.Second)
+	for open.Load() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections to the departed task still open after 10 s", open.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// listenBackend serves a plain answer on ip:port, telling state of each
+// connection.
+func listenBackend(t *testing.T, ip string, port int, state func(net.Conn, http.ConnState)) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, fmt.Sprint(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{ConnState: state, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, ip) })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln
 }

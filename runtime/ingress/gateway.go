@@ -380,8 +380,8 @@ func Run(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// acceptPlain serves a plain-HTTP listener without event loops: every
-// connection goes to srv through a gate.
+// acceptPlain serves a plain-HTTP listener without event loops: srv's
+// HTTP/1 server reads every connection.
 func acceptPlain(ln net.Listener, l Listener, srv *server) error {
 	for {
 		c, err := ln.Accept()
@@ -395,7 +395,7 @@ func acceptPlain(ln net.Listener, l Listener, srv *server) error {
 			}
 			return err
 		}
-		go srv.take(newGate(c, l, nil))
+		go srv.serveHTTP1(c, l, nil)
 	}
 }
 

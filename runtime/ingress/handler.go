@@ -12,10 +12,9 @@ import (
 	"time"
 )
 
-// The net/http side of the gateway: one http.Server (server.go) serves
-// HTTPS (HTTP/1.1 and HTTP/2) and every plain-HTTP connection an event
-// loop hands over, with the Proxy as its handler. Each HTTP/1 connection
-// it reads passes the strict gate first (gate.go). The handler routes the
+// The net/http side of the gateway: net/http's HTTP/2 server (server.go)
+// serves HTTP/2 with the Proxy as its handler, which also serves requests
+// of other http.Servers (Handler, in tests). The handler routes the
 // request, answers what the gateway answers itself, and forwards the rest
 // with the forwarding core's rules (forward.go) on the backend pool
 // (transport.go).
@@ -24,8 +23,6 @@ import (
 type connInfo struct {
 	kind Listener
 	peer netip.Addr
-	// gate is the strict reader of an HTTP/1 connection (nil on HTTP/2).
-	gate *gate
 }
 
 type connInfoKey struct{}
@@ -33,9 +30,6 @@ type connInfoKey struct{}
 // connContext is the server's ConnContext: it records c's connInfo.
 func connContext(ctx context.Context, c net.Conn) context.Context {
 	ci := &connInfo{kind: ListenerHTTPS}
-	if g, ok := c.(*gate); ok {
-		ci.kind, ci.gate = g.kind, g
-	}
 	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
 		ci.peer = ap.Addr().Unmap()
 	}
@@ -64,13 +58,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ci = &connInfo{kind: ListenerHTTP}
 		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
 			ci.peer = ap.Addr().Unmap()
-		}
-	}
-	if ci.gate != nil {
-		if status := ci.gate.refusal(r); status != 0 {
-			// The gate refused the head the client sent here.
-			refusalReply(status).write(w, true)
-			return
 		}
 	}
 	if ci.kind == ListenerHTTP && p.acme != nil && strings.HasPrefix(r.URL.Path, acmeChallengePrefix) && p.acme.HandleHTTPChallenge(w, r) {
@@ -143,12 +130,11 @@ func originForm(target string) string {
 // forward sends r to route's backend and copies the response to w; it
 // returns the status for the metrics.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, route *Route, uri string) int {
-	h1 := r.ProtoMajor == 1
 	if p.limits.bodyTooLarge(r.ContentLength) {
 		answer(w, r, refusalReply(http.StatusRequestEntityTooLarge), true)
 		return http.StatusRequestEntityTooLarge
 	}
-	o := &outgoing{ctx: r.Context(), req: r, timeouts: route.Timeouts, upgrade: h1 && isUpgrade(r.Header)}
+	o := &outgoing{ctx: r.Context(), req: r, timeouts: route.Timeouts}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	fw := forwarding{peer: ci.peer, https: ci.kind == ListenerHTTPS}
@@ -188,7 +174,11 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 		w.WriteHeader(resp.StatusCode)
 		clear(w.Header())
 	}
-	resp, err := p.upstream(route).roundTrip(o)
+	fl, err := p.upstream(route).roundTrip(o)
+	var resp *http.Response
+	if err == nil {
+		resp, err = fl.response(o)
+	}
 	if err != nil {
 		var body *clientBodyError
 		if errors.As(err, &body) {
@@ -203,10 +193,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 		p.log.Warn("proxy request failed", "host", r.Host, "path", r.URL.Path, "status", rep.status, "err", err)
 		answer(w, r, rep, o.stream != nil && !o.stream.eof)
 		return rep.status
-	}
-	if resp.StatusCode == http.StatusSwitchingProtocols {
-		p.switchProtocols(w, r, ci, resp)
-		return resp.StatusCode
 	}
 	defer resp.Body.Close()
 	copyResponse(w, resp, buf)
@@ -237,10 +223,6 @@ func sendsLength(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
-// isUpgrade says whether an HTTP/1.1 request asks to switch protocols.
-func isUpgrade(h http.Header) bool {
-	return h.Get("Upgrade") != "" && headerHasToken(h["Connection"], "upgrade")
-}
 
 func headerHasToken(values []string, token string) bool {
 	for _, v := range values {
@@ -285,11 +267,6 @@ func appendRequestHead(b []byte, r *http.Request, fw *forwarding, uri string) ([
 			b = append(b, v...)
 			b = append(b, "\r\n"...)
 		}
-	}
-	if isUpgrade(r.Header) && r.ProtoMajor == 1 {
-		b = append(b, "Connection: Upgrade\r\nUpgrade: "...)
-		b = append(b, r.Header.Get("Upgrade")...)
-		b = append(b, "\r\n"...)
 	}
 	return appendForwarding(b, fw, r.Host), idempotent
 }
@@ -381,43 +358,3 @@ func copyResponse(w http.ResponseWriter, resp *http.Response, buf *[]byte) {
 	}
 }
 
-// switchProtocols completes an upgrade the backend agreed to (a
-// websocket): the client's connection is taken from net/http, gets the
-// 101, and from then on bytes pass both ways until either side ends.
-func (p *Proxy) switchProtocols(w http.ResponseWriter, r *http.Request, ci *connInfo, resp *http.Response) {
-	backend := resp.Body.(*upgraded)
-	defer backend.Close()
-	if ci.gate != nil {
-		// What follows is no longer HTTP.
-		ci.gate.passthrough()
-	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		p.log.Warn("upgrade: cannot take the client connection", "host", r.Host, "err", err)
-		return
-	}
-	defer conn.Close()
-	out := brw.Writer
-	out.WriteString("HTTP/1.1 101 Switching Protocols\r\n")
-	h := http.Header{}
-	copyResponseHeader(h, resp.Header)
-	h.Write(out)
-	out.WriteString("Connection: Upgrade\r\nUpgrade: " + resp.Header.Get("Upgrade") + "\r\n\r\n")
-	if err := out.Flush(); err != nil {
-		return
-	}
-	done := make(chan struct{}, 2)
-	pass := func(dst io.Writer, src io.Reader) {
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		done <- struct{}{}
-	}
-	// brw.Reader holds what the client sent past the head, then reads on.
-	go pass(backend.bc.conn, brw.Reader)
-	go pass(conn, backend)
-	// Either side ending ends both: the other copy returns once the
-	// connections close (deferred above).
-	<-done
-}

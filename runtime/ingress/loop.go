@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,16 +43,20 @@ import (
 
 // loopServer runs the event loops of the plain-HTTP listeners.
 type loopServer struct {
-	proxy     *Proxy
-	log       *slog.Logger
-	srv       *server // takes the connections handed over
+	proxy *Proxy
+	log   *slog.Logger
+	// handOff serves a connection handed over, with what was read of it:
+	// the server's HTTP/1 server (tests replace it).
+	handOff   func(c net.Conn, kind Listener, read []byte)
 	loops     []*loop
 	listeners []*loopListener
 	stopping  atomic.Bool
 	done      sync.WaitGroup
 	// endpointsClosed counts endpoint.close calls: a loop that sees it
-	// move drops its idle connections to closed endpoints.
+	// move drops its idle connections to closed endpoints. running is
+	// the loops once started, for others to poke.
 	endpointsClosed atomic.Uint64
+	running         atomic.Pointer[[]*loop]
 
 	// beforeBegin, set by tests only, runs before a request is sent.
 	beforeBegin atomic.Pointer[func(host string)]
@@ -67,7 +72,7 @@ type loopListener struct {
 }
 
 func newLoopServer(p *Proxy, log *slog.Logger, srv *server) *loopServer {
-	s := &loopServer{proxy: p, log: log, srv: srv}
+	s := &loopServer{proxy: p, log: log, handOff: srv.serveHTTP1}
 	p.ups.onEndpointClosed = s.endpointClosed
 	return s
 }
@@ -76,8 +81,11 @@ func newLoopServer(p *Proxy, log *slog.Logger, srv *server) *loopServer {
 // that closed.
 func (s *loopServer) endpointClosed() {
 	s.endpointsClosed.Add(1)
-	for _, l := range s.loops {
-		l.poke()
+	if loops := s.running.Load(); loops != nil {
+		for _, l := range *loops {
+			// A loop that stopped ignores it.
+			l.poke()
+		}
 	}
 }
 
@@ -110,6 +118,8 @@ func (s *loopServer) start() error {
 		}
 		s.loops = append(s.loops, l)
 	}
+	loops := slices.Clone(s.loops)
+	s.running.Store(&loops)
 	for _, l := range s.loops {
 		s.done.Add(1)
 		go l.run()
@@ -751,7 +761,7 @@ func (l *loop) closeClient(c *loopConn) {
 }
 
 // handOver passes c, from the request at the start of c.in on, to the
-// net/http server, through a gate.
+// goroutine HTTP/1 server (conn.go).
 func (l *loop) handOver(c *loopConn) {
 	unix.EpollCtl(l.epoll, unix.EPOLL_CTL_DEL, c.fd, nil)
 	delete(l.conns, c.fd)
@@ -766,7 +776,7 @@ func (l *loop) handOver(c *loopConn) {
 		l.srv.log.Warn("hand connection over", "err", err)
 		return
 	}
-	go l.srv.srv.take(newGate(nc, c.ln.kind, pending))
+	go l.srv.handOff(nc, c.ln.kind, pending)
 }
 
 // dial starts a non-blocking connection to e.

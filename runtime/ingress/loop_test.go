@@ -25,8 +25,7 @@ import (
 
 // loopGateway is a Proxy served by event loops on two plain-HTTP
 // listeners (the second answers ACME challenges), whose handed-over
-// connections (read through their gate) land in handed instead of the
-// net/http server.
+// connections land in handed instead of the HTTP/1 server.
 type loopGateway struct {
 	srv      *loopServer
 	proxy    *Proxy
@@ -57,8 +56,8 @@ func startLoops(t *testing.T, hosts map[string][]string, routes ...Route) *loopG
 		}
 	}
 	g := &loopGateway{proxy: p, handed: make(chan net.Conn, 16)}
-	h := &server{conns: make(chan net.Conn), done: make(chan struct{})}
-	s := newLoopServer(p, slog.New(slog.DiscardHandler), h)
+	s := newLoopServer(p, slog.New(slog.DiscardHandler), &server{})
+	s.handOff = func(c net.Conn, _ Listener, read []byte) { g.handed <- &prefixedConn{Conn: c, prefix: read} }
 	for _, acme := range []bool{false, true} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -80,26 +79,32 @@ func startLoops(t *testing.T, hosts map[string][]string, routes ...Route) *loopG
 		t.Fatal(err)
 	}
 	g.srv = s
-	go func() {
-		for {
-			c, err := h.Accept()
-			if err != nil {
-				return
-			}
-			g.handed <- c
-		}
-	}()
 	var once sync.Once
 	g.stop = func() {
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			s.shutdown(ctx)
-			h.Close()
 		})
 	}
 	t.Cleanup(g.stop)
 	return g
+}
+
+// prefixedConn is a handed-over connection: its reads begin with what the
+// loop had read of it.
+type prefixedConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixedConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 // expectHandover reads the next handed-over connection and checks that it

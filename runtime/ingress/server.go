@@ -9,24 +9,34 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mholt/acmez/v3"
 )
 
-// server is the gateway's one net/http server. It serves the connections
-// of the TLS listener, whose handshakes it makes itself (HTTP/2 ones go to
-// net/http's HTTP/2 server as they are; HTTP/1.1 ones through a gate), and
-// every plain-HTTP connection an event loop hands over (through a gate).
-// It is the net.Listener its http.Server accepts from.
+// server serves every connection the event loops do not: those of the
+// TLS listener, whose handshakes it makes itself, and every plain-HTTP
+// connection an event loop hands over. HTTP/1 connections are served by
+// the goroutine HTTP/1 server (conn.go), HTTP/2 ones by net/http's HTTP/2
+// server, for which the server is the net.Listener its http.Server
+// accepts from.
 type server struct {
+	proxy  *Proxy
 	http   *http.Server
 	log    *slog.Logger
 	tls    *tls.Config
 	conns  chan net.Conn
 	done   chan struct{}
 	closed sync.Once
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // handshakes
+
+	// The HTTP/1 connections being served; stopping says the server is
+	// shutting down (they end after the request in flight).
+	mu       sync.Mutex
+	h1       map[*h1conn]struct{}
+	h1wg     sync.WaitGroup
+	stopping atomic.Bool
 }
 
 // http2 settings: as many streams per connection as browsers open at once
@@ -37,7 +47,7 @@ const (
 )
 
 func newServer(p *Proxy, log *slog.Logger) *server {
-	s := &server{log: log, conns: make(chan net.Conn), done: make(chan struct{})}
+	s := &server{proxy: p, log: log, conns: make(chan net.Conn), done: make(chan struct{}), h1: map[*h1conn]struct{}{}}
 	s.http = &http.Server{
 		Handler:           p,
 		ConnContext:       connContext,
@@ -125,9 +135,9 @@ func isTemporary(err error) bool {
 	return errors.As(err, &t) && t.Temporary()
 }
 
-// handshake makes c's TLS handshake and hands it over: HTTP/2 as it is,
-// HTTP/1.1 through a gate, an ACME TLS-ALPN challenge (whose handshake was
-// the answer) nowhere.
+// handshake makes c's TLS handshake and serves the connection: HTTP/2 by
+// net/http, HTTP/1.1 here; an ACME TLS-ALPN challenge (whose handshake was
+// the answer) is over.
 func (s *server) handshake(c net.Conn) {
 	defer s.wg.Done()
 	tc := tls.Server(c, s.tls)
@@ -147,8 +157,28 @@ func (s *server) handshake(c net.Conn) {
 	case acmez.ACMETLS1Protocol:
 		tc.Close()
 	default:
-		s.take(newGate(tc, ListenerHTTPS, nil))
+		s.serveHTTP1(tc, ListenerHTTPS, nil)
 	}
+}
+
+// track records an HTTP/1 connection being served; false once the server
+// is shutting down.
+func (s *server) track(c *h1conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping.Load() {
+		return false
+	}
+	s.h1[c] = struct{}{}
+	s.h1wg.Add(1)
+	return true
+}
+
+func (s *server) untrack(c *h1conn) {
+	s.mu.Lock()
+	delete(s.h1, c)
+	s.mu.Unlock()
+	s.h1wg.Done()
 }
 
 // looksLikeHTTP says whether the first five bytes of a would-be TLS
@@ -165,11 +195,25 @@ func looksLikeHTTP(hdr [5]byte) bool {
 // and closes the connections.
 func (s *server) shutdown(ctx context.Context) {
 	s.Close()
+	s.mu.Lock()
+	s.stopping.Store(true)
+	for c := range s.h1 {
+		if c.idle.Load() {
+			// Waiting for a request: wake it up to end.
+			c.conn.SetReadDeadline(aLongTimeAgo)
+		}
+	}
+	s.mu.Unlock()
 	s.http.Shutdown(ctx)
 	waited := make(chan struct{})
-	go func() { s.wg.Wait(); close(waited) }()
+	go func() { s.wg.Wait(); s.h1wg.Wait(); close(waited) }()
 	select {
 	case <-waited:
 	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.h1 {
+			c.conn.Close()
+		}
+		s.mu.Unlock()
 	}
 }

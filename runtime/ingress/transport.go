@@ -24,7 +24,8 @@ import (
 // outgoing is a request on its way to a task.
 type outgoing struct {
 	ctx context.Context
-	// req is the client's request; ReadResponse reads its method.
+	// req is the client's request, for inFlight.response (which reads
+	// its method); nil on the raw HTTP/1 side.
 	req *http.Request
 	// head is the request line and fields for the backend, through the
 	// empty line.
@@ -37,9 +38,7 @@ type outgoing struct {
 	chunked bool
 
 	idempotent bool
-	// upgrade: the request asks for a protocol switch (websockets).
-	upgrade  bool
-	timeouts Timeouts
+	timeouts   Timeouts
 	// informational receives each 1xx response but 100 and 101 (103
 	// Early Hints), before the final one.
 	informational func(*http.Response)
@@ -49,8 +48,10 @@ type outgoing struct {
 // it: it is cut off after the body idle timeout without a byte (the read
 // fails with a timeout) and beyond the body limit (http.MaxBytesReader).
 type clientBody struct {
-	r    io.Reader
-	rc   *http.ResponseController
+	r io.Reader
+	// rc sets the client connection's read deadline: an
+	// http.ResponseController, or the connection itself.
+	rc   interface{ SetReadDeadline(time.Time) error }
 	idle time.Duration
 	// n counts the bytes read, eof says whether the body was read to its
 	// end; err is the first read error but EOF that was the client's
@@ -124,9 +125,10 @@ func (d *deadlines) gotHead() {
 }
 
 // roundTrip sends o to one of u's tasks, and again to others (or on a
-// fresh connection) after failures as failure.next allows. The response
-// body gives its connection back to the pool when read to its end.
-func (u *upstream) roundTrip(o *outgoing) (*http.Response, error) {
+// fresh connection) after failures as failure.next allows, until the first
+// byte of an answer arrives: the caller reads the answer from the
+// exchange it returns (response, or the head raw) and ends it (release).
+func (u *upstream) roundTrip(o *outgoing) (*inFlight, error) {
 	select {
 	case <-u.resolved:
 	case <-o.ctx.Done():
@@ -141,9 +143,9 @@ func (u *upstream) roundTrip(o *outgoing) (*http.Response, error) {
 			u.refresh()
 			return nil, errNoBackend
 		}
-		resp, f := u.attempt(o, e, stale < maxStaleRetries)
+		fl, f := u.attempt(o, e, stale < maxStaleRetries)
 		if f.err == nil {
-			return resp, nil
+			return fl, nil
 		}
 		if f.dialFailed {
 			e.markDown()
@@ -166,7 +168,7 @@ func (u *upstream) roundTrip(o *outgoing) (*http.Response, error) {
 }
 
 // attempt sends o on a connection to e: a pooled one, or a new one.
-func (u *upstream) attempt(o *outgoing, e *endpoint, staleLeft bool) (*http.Response, failure) {
+func (u *upstream) attempt(o *outgoing, e *endpoint, staleLeft bool) (*inFlight, failure) {
 	f := failure{idempotent: o.idempotent}
 	bc := e.idle.get()
 	reused := bc != nil
@@ -179,87 +181,127 @@ func (u *upstream) attempt(o *outgoing, e *endpoint, staleLeft bool) (*http.Resp
 		u.connected()
 		bc = newBackendConn(c)
 	}
-	resp, answered, err := bc.send(o, e)
+	fl, err := bc.send(o, e)
 	if err == nil {
-		return resp, f
+		return fl, f
 	}
 	bc.conn.Close()
-	f.err, f.answered = err, answered
+	f.err = err
 	// A body the client began to send (or failed to) cannot go again.
 	f.bodyTaken = o.stream != nil && (o.stream.n > 0 || o.stream.err != nil)
 	f.stale = reused && staleLeft
 	return nil, f
 }
 
-// send writes o on bc and reads the response head; answered says whether
-// any byte of an answer came.
-func (bc *backendConn) send(o *outgoing, e *endpoint) (*http.Response, bool, error) {
-	d := &deadlines{conn: bc.conn}
+// inFlight is a request sent on a backend connection, whose answer has
+// begun to arrive.
+type inFlight struct {
+	bc     *backendConn
+	e      *endpoint
+	ctx    context.Context // the client's
+	d      *deadlines
+	stop   func() bool // of the watch on ctx
+	w      *bodyWriter // nil without a streamed body
+	stream *clientBody
+}
+
+// send writes o on bc and waits for the first byte of an answer, which
+// tells a connection the backend had closed (nothing comes back at all)
+// from a broken answer.
+func (bc *backendConn) send(o *outgoing, e *endpoint) (*inFlight, error) {
+	fl := &inFlight{bc: bc, e: e, ctx: o.ctx, d: &deadlines{conn: bc.conn}, stream: o.stream}
 	headerTimeout := o.timeouts.responseHeader()
-	var w *bodyWriter
 	if o.stream == nil {
 		bc.conn.SetDeadline(time.Now().Add(headerTimeout))
 	} else {
 		bc.conn.SetDeadline(time.Time{})
 	}
 	// A client that goes away unblocks whatever bc waits for.
-	stop := context.AfterFunc(o.ctx, d.abort)
-	fail := func(answered bool, err error) (*http.Response, bool, error) {
-		stop()
-		if w != nil {
-			d.abort()
-			o.stream.abort()
-			<-w.done
-			if w.clientErr != nil {
-				// The client's body failed (too large, too slow, cut
-				// off): that is the answer, not the backend's silence.
-				err = &clientBodyError{w.clientErr}
-			}
-		}
-		return nil, answered, err
-	}
+	fl.stop = context.AfterFunc(o.ctx, fl.d.abort)
 	if o.stream == nil {
 		bc.bw.Write(o.head)
 		bc.bw.Write(o.body)
 		if err := bc.bw.Flush(); err != nil {
-			return fail(false, err)
+			return nil, fl.fail(err)
 		}
 	} else {
-		w = startBodyWriter(o, bc, d, headerTimeout)
+		fl.w = startBodyWriter(o, bc, fl.d, headerTimeout)
 	}
-	// The first byte tells a connection the backend had closed (nothing
-	// comes back at all) from a broken answer.
 	if _, err := bc.br.Peek(1); err != nil {
-		return fail(false, err)
+		return nil, fl.fail(err)
 	}
+	return fl, nil
+}
+
+// fail ends an exchange that failed with err (the connection is closed by
+// the caller) and returns the error to report: the client's, when its
+// body failed (too large, too slow, cut off), rather than the backend's
+// silence that followed.
+func (fl *inFlight) fail(err error) error {
+	fl.stop()
+	if w := fl.w; w != nil {
+		fl.d.abort()
+		fl.stream.abort()
+		<-w.done
+		if w.clientErr != nil {
+			err = &clientBodyError{w.clientErr}
+		}
+	}
+	return err
+}
+
+// gotHead lifts the response header timeout once the head is in: a body
+// takes as long as it takes.
+func (fl *inFlight) gotHead() { fl.d.gotHead() }
+
+// release ends the exchange: the connection goes back to the pool when
+// reusable (the response read to its end, nothing left over, the body
+// sent whole), and is closed otherwise.
+func (fl *inFlight) release(reusable bool) {
+	// stop reports false when the client already went away and the
+	// deadline was (or is being) set: the connection is no use then.
+	reuse := fl.stop() && reusable && fl.bc.br.Buffered() == 0 && !fl.e.closed.Load()
+	if fl.w != nil && !fl.w.finished(fl.stream, fl.bc.conn) {
+		reuse = false
+	}
+	if reuse {
+		fl.e.idle.put(fl.bc)
+		return
+	}
+	fl.bc.conn.Close()
+}
+
+// response reads the answer as a net/http response (for the HTTP/2
+// side): 1xx answers but 100 go to o.informational, and the body gives
+// the connection back when read to its end. On error the exchange is
+// over and the connection closed.
+func (fl *inFlight) response(o *outgoing) (*http.Response, error) {
 	var resp *http.Response
 	for {
 		var err error
-		if resp, err = http.ReadResponse(bc.br, o.req); err != nil {
-			return fail(true, err)
+		if resp, err = http.ReadResponse(fl.bc.br, o.req); err != nil {
+			fl.bc.conn.Close()
+			return nil, fl.fail(err)
 		}
-		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+		if resp.StatusCode >= 200 {
 			break
+		}
+		if resp.StatusCode == http.StatusSwitchingProtocols {
+			fl.bc.conn.Close()
+			return nil, fl.fail(errUnaskedUpgrade)
 		}
 		if resp.StatusCode != http.StatusContinue && o.informational != nil {
 			o.informational(resp)
 		}
 	}
-	if resp.StatusCode == http.StatusSwitchingProtocols && !o.upgrade {
-		return fail(true, errUnaskedUpgrade)
-	}
-	d.gotHead()
-	b := &backendBody{rc: resp.Body, ctx: o.ctx, bc: bc, e: e, stop: stop, w: w, stream: o.stream, reusable: !resp.Close}
-	switch {
-	case resp.StatusCode == http.StatusSwitchingProtocols:
-		stop()
-		resp.Body = &upgraded{bc: bc}
-	case resp.Body == http.NoBody:
+	fl.gotHead()
+	b := &backendBody{rc: resp.Body, fl: fl, reusable: !resp.Close}
+	if resp.Body == http.NoBody {
 		b.release(true)
-	default:
+	} else {
 		resp.Body = b
 	}
-	return resp, true, nil
+	return resp, nil
 }
 
 // clientBodyError is a request that failed because its body did.
@@ -354,12 +396,7 @@ func copyBody(bw *bufio.Writer, body io.Reader, chunked bool) error {
 // (never pooled with bytes left in it).
 type backendBody struct {
 	rc       io.ReadCloser
-	ctx      context.Context // the request's
-	bc       *backendConn
-	e        *endpoint
-	stop     func() bool
-	w        *bodyWriter
-	stream   *clientBody
+	fl       *inFlight
 	reusable bool
 	done     bool
 }
@@ -373,10 +410,10 @@ func (b *backendBody) Read(p []byte) (int, error) {
 		b.release(true)
 	} else if err != nil {
 		b.release(false)
-		if b.ctx.Err() != nil {
+		if b.fl.ctx.Err() != nil {
 			// The client went away (which set the deadline): say so
 			// rather than "i/o timeout".
-			err = b.ctx.Err()
+			err = b.fl.ctx.Err()
 		}
 	}
 	return n, err
@@ -392,26 +429,8 @@ func (b *backendBody) Close() error {
 
 func (b *backendBody) release(atEOF bool) {
 	b.done = true
-	// stop reports false when the client already went away and the
-	// deadline was (or is being) set: the connection is no use then.
-	reuse := b.stop() && atEOF && b.reusable && b.bc.br.Buffered() == 0 && !b.e.closed.Load()
-	if b.w != nil && !b.w.finished(b.stream, b.bc.conn) {
-		reuse = false
-	}
-	if reuse {
-		b.e.idle.put(b.bc)
-		return
-	}
-	b.bc.conn.Close()
+	b.fl.release(atEOF && b.reusable)
 }
-
-// upgraded is the body of a 101 response: the backend connection itself,
-// with what was read past the head.
-type upgraded struct{ bc *backendConn }
-
-func (u *upgraded) Read(p []byte) (int, error)  { return u.bc.br.Read(p) }
-func (u *upgraded) Write(p []byte) (int, error) { return u.bc.conn.Write(p) }
-func (u *upgraded) Close() error                { return u.bc.conn.Close() }
 
 var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
