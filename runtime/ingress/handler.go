@@ -223,7 +223,6 @@ func sendsLength(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
-
 func headerHasToken(values []string, token string) bool {
 	for _, v := range values {
 		for opt := range strings.SplitSeq(v, ",") {
@@ -357,4 +356,3 @@ func copyResponse(w http.ResponseWriter, resp *http.Response, buf *[]byte) {
 		h[name] = values
 	}
 }
-
