@@ -113,8 +113,8 @@ func bodyRead(r *http.Request) bool {
 }
 
 // originForm returns a request target in origin form: an absolute-form
-// target's path and query ("/" without a path). The gate has checked the
-// target (h1.ParseRequest), HTTP/2 sends the origin form.
+// target's path and query ("/" without a path). HTTP/2 sends the origin
+// form.
 func originForm(target string) string {
 	if strings.HasPrefix(target, "/") || target == "*" {
 		return target

@@ -36,10 +36,10 @@ import (
 // proxied to a backend route, or answered by the gateway (a 404, a
 // redirect). Every other request — HTTP/1.0, a chunked or larger body,
 // Expect, an upgrade, the absolute form, an ACME challenge — hands its
-// connection over to the gateway's net/http server (server.go), through a
-// gate that goes on reading it as strictly. Responses of any size and
-// framing stream through a loop with backpressure. The rules of what
-// passes are the forwarding core's (forward.go), shared with net/http.
+// connection over to the goroutine HTTP/1 server (conn.go), which goes on
+// reading it as strictly. Responses of any size and framing stream
+// through a loop with backpressure. The rules of what passes are the
+// forwarding core's (forward.go, relay.go), shared with the other servers.
 
 // loopServer runs the event loops of the plain-HTTP listeners.
 type loopServer struct {

@@ -11,10 +11,10 @@
 // than exactly chunked, a repeated Host or one with userinfo, a protocol
 // other than HTTP/1.0 and HTTP/1.1 — and Status says what a server
 // answers such a head with (400, 431, 501 or 505) before it closes the
-// connection. Every HTTP/1 request the gateway serves passes this parser
-// first, whether the event loop or net/http then serves it; what it
-// accepts, net/http reads the same way (FuzzParseRequest). That is what
-// keeps request smuggling out.
+// connection. Every HTTP/1 request the gateway serves is read by this
+// parser alone; what it accepts, net/http reads the same way
+// (FuzzParseRequest), so no backend or proxy reads it otherwise. That is
+// what keeps request smuggling out.
 //
 // It imports nothing outside the standard library.
 package h1
