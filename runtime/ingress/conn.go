@@ -325,21 +325,14 @@ func (c *h1conn) failed(host string, err error, stream *clientBody) (int, bool) 
 	return rep.status, c.bw.Flush() == nil && !closing
 }
 
-// bodyFailed answers a request whose body could not be read: 413 beyond
-// the limit, 408 when the client stopped sending, 400 otherwise (a
-// malformed chunk, a body cut short); the connection ends.
+// bodyFailed answers a request whose body could not be read
+// (bodyFailureStatus); the connection ends.
 func (c *h1conn) bodyFailed(err error) (int, bool) {
-	var tooLarge *http.MaxBytesError
-	status := http.StatusBadRequest
-	switch {
-	case errors.As(err, &tooLarge):
-		status = http.StatusRequestEntityTooLarge
-	case isTimeout(err):
-		status = http.StatusRequestTimeout
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
 		// The client went away.
 		return statusClientGone, false
 	}
+	status := bodyFailureStatus(err)
 	c.refuse(status)
 	return status, false
 }

@@ -419,6 +419,20 @@ type timeoutError string
 func (e timeoutError) Error() string { return string(e) }
 func (e timeoutError) Timeout() bool { return true }
 
+// bodyFailureStatus is the answer to a request whose body could not be
+// read: 413 beyond the limit, 408 when the client stopped sending, 400
+// otherwise (a malformed chunk, a body cut short).
+func bodyFailureStatus(err error) int {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge
+	case isTimeout(err):
+		return http.StatusRequestTimeout
+	}
+	return http.StatusBadRequest
+}
+
 // reply is an answer the gateway gives itself, as plain text.
 type reply struct {
 	status   int

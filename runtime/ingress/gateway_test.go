@@ -353,13 +353,7 @@ func TestGateway_Streams(t *testing.T) {
 				http.Error(w, "want upgrade", 400)
 				return
 			}
-			conn, rw, _ := w.(http.Hijacker).Hijack()
-			defer conn.Close()
-			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-			rw.Flush()
-			line, _ := rw.ReadString('\n')
-			rw.WriteString("echo " + line)
-			rw.Flush()
+			echoWebsocket(w)
 		}
 	})}
 	go srv.Serve(ln)
@@ -551,4 +545,15 @@ func TestGateway_RouteTimeout(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("took %s: the timeout was not applied (or was retried)", d)
 	}
+}
+
+// echoWebsocket switches protocols and echoes the first line it reads.
+func echoWebsocket(w http.ResponseWriter) {
+	conn, rw, _ := w.(http.Hijacker).Hijack()
+	defer conn.Close()
+	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	rw.Flush()
+	line, _ := rw.ReadString('\n')
+	rw.WriteString("echo " + line)
+	rw.Flush()
 }

@@ -199,20 +199,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 	return resp.StatusCode
 }
 
-// bodyFailed answers a request whose body could not be read: 413 beyond
-// the limit, 408 when the client stopped sending, 400 otherwise (a
-// malformed chunk, a body cut short), and closes the connection. (A read
-// error cancels the request's context, so a client that is still there
-// and one that went away look alike: both are answered.)
+// bodyFailed answers a request whose body could not be read
+// (bodyFailureStatus). (A read error cancels the request's context, so a
+// client that is still there and one that went away look alike: both are
+// answered.)
 func (p *Proxy) bodyFailed(w http.ResponseWriter, r *http.Request, err error) int {
-	var tooLarge *http.MaxBytesError
-	status := http.StatusBadRequest
-	switch {
-	case errors.As(err, &tooLarge):
-		status = http.StatusRequestEntityTooLarge
-	case isTimeout(err):
-		status = http.StatusRequestTimeout
-	}
+	status := bodyFailureStatus(err)
 	answer(w, r, refusalReply(status), true)
 	return status
 }

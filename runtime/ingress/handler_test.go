@@ -60,13 +60,7 @@ func featureBackend(t *testing.T, ln net.Listener, idle time.Duration, started c
 				time.Sleep(150 * time.Millisecond)
 			}
 		case "/ws":
-			conn, rw, _ := w.(http.Hijacker).Hijack()
-			defer conn.Close()
-			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-			rw.Flush()
-			line, _ := rw.ReadString('\n')
-			rw.WriteString("echo " + line)
-			rw.Flush()
+			echoWebsocket(w)
 		}
 	})}
 	go srv.Serve(ln)
