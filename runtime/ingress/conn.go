@@ -347,7 +347,7 @@ func (c *h1conn) relay(fl *inFlight, stream *clientBody, host string, head, clos
 	var raw []byte
 	for {
 		var err error
-		if raw, err = c.responseHead(br); err != nil {
+		if raw, err = readResponseHead(br, rs); err != nil {
 			fl.bc.conn.Close()
 			return c.failed(host, fl.fail(err), stream)
 		}
@@ -420,25 +420,6 @@ func (c *h1conn) relay(fl *inFlight, stream *clientBody, host string, head, clos
 		return status, false
 	}
 	return status, flushed && !closing && f.framing != bodyUntilClose
-}
-
-// responseHead reads the next response head from br into c.resp and
-// returns the bytes it spans (and what follows, as far as buffered).
-func (c *h1conn) responseHead(br *bufio.Reader) ([]byte, error) {
-	for {
-		raw, _ := br.Peek(br.Buffered())
-		switch err := h1.ParseResponse(raw, maxHeaderBytes, &c.resp); {
-		case err == nil:
-			return raw, nil
-		case err != h1.ErrIncomplete:
-			return nil, err
-		case br.Buffered() >= br.Size():
-			return nil, h1.ErrTooLarge
-		}
-		if _, err := br.Peek(br.Buffered() + 1); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // switchProtocols completes an upgrade the backend agreed to (a

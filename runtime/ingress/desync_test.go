@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
@@ -11,7 +12,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -550,4 +553,95 @@ func listenBackend(t *testing.T, ip string, port int, state func(net.Conn, http.
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln
+}
+
+// TestGateway_HTTP2 covers how the HTTP/2 side passes answers on: a body
+// with a length, a chunked one with its trailer, a HEAD, 103 Early Hints,
+// the backend's fields but the hop-by-hop ones (whatever their case), and
+// a body cut short by the backend, which resets the stream rather than
+// ending it as if whole.
+func TestGateway_HTTP2(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sized":
+			w.Header().Set("Content-Length", "1000")
+			w.Header()["x-lower"] = []string{"1"}
+			w.Header().Add("Set-Cookie", "a=1")
+			w.Header().Add("Set-Cookie", "b=2")
+			w.Header().Set("Connection", "X-Hop")
+			w.Header().Set("X-Hop", "secret")
+			io.WriteString(w, strings.Repeat("s", 1000))
+		case "/chunked":
+			w.Header().Set("Trailer", "X-Sum")
+			for _, part := range []string{"one,", "two,", "three"} {
+				io.WriteString(w, part)
+				w.(http.Flusher).Flush()
+			}
+			w.Header().Set("X-Sum", "13")
+		case "/early":
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("Link")
+			io.WriteString(w, "final")
+		case "/short":
+			conn, bw, _ := w.(http.Hijacker).Hijack()
+			bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly twenty bytes...")
+			bw.Flush()
+			conn.Close()
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	b.resolver.set("web", "127.0.0.1")
+	b.publish(t, 1, Route{Hostname: "h2.example.com", Visibility: VisibilityPublic, Backend: &Backend{Service: "web", Port: ln.Addr().(*net.TCPAddr).Port}})
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "h2.example.com"}, ForceAttemptHTTP2: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", b.addrs.HTTPS)
+		},
+	}}
+	do := func(method, path string) (*http.Response, string, error) {
+		t.Helper()
+		var early []int
+		trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, _ textproto.MIMEHeader) error { early = append(early, code); return nil }}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), method, "https://h2.example.com"+path, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			// A stream reset before the head came.
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("%s over %s", path, resp.Proto)
+		}
+		if len(early) > 0 {
+			resp.Header.Set("X-Test-Early", fmt.Sprint(early))
+		}
+		return resp, string(body), err
+	}
+	resp, body, err := do("GET", "/sized")
+	if err != nil || resp == nil || len(body) != 1000 || resp.ContentLength != 1000 || resp.Header.Get("X-Lower") != "1" ||
+		len(resp.Header.Values("Set-Cookie")) != 2 || resp.Header.Get("X-Hop") != "" {
+		t.Fatalf("/sized: %v, %d bytes, header %v", err, len(body), resp.Header)
+	}
+	if resp, body, err := do("HEAD", "/sized"); err != nil || body != "" || resp.ContentLength != 1000 {
+		t.Fatalf("HEAD /sized: %v %q length %d", err, body, resp.ContentLength)
+	}
+	if resp, body, err := do("GET", "/chunked"); err != nil || body != "one,two,three" || resp.Trailer.Get("X-Sum") != "13" {
+		t.Fatalf("/chunked: %v %q trailer %v", err, body, resp.Trailer)
+	}
+	if resp, body, err := do("GET", "/early"); err != nil || body != "final" || resp.Header.Get("X-Test-Early") != "[103]" || resp.Header.Get("Link") != "" {
+		t.Fatalf("/early: %v %q header %v", err, body, resp.Header)
+	}
+	if _, body, err := do("GET", "/short"); err == nil {
+		t.Fatalf("/short ended cleanly with %q, want the stream reset", body)
+	}
 }

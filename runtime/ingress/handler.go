@@ -177,6 +177,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 	fl, err := p.upstream(route).roundTrip(o)
 	var resp *http.Response
 	if err == nil {
+		if status, done := fl.writeFramed(w, o, buf); done {
+			return status
+		}
 		resp, err = fl.response(o)
 	}
 	if err != nil {

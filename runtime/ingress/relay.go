@@ -1,6 +1,7 @@
 package ingress
 
 import (
+	"bufio"
 	"bytes"
 	"net/http"
 	"strconv"
@@ -155,4 +156,24 @@ func namedByConnection(fields []h1.Field, name []byte) bool {
 		}
 	}
 	return false
+}
+
+// readResponseHead reads the next response head from br into r and
+// returns the bytes it spans (and what follows, as far as buffered),
+// without consuming them.
+func readResponseHead(br *bufio.Reader, r *h1.Response) ([]byte, error) {
+	for {
+		raw, _ := br.Peek(br.Buffered())
+		switch err := h1.ParseResponse(raw, maxHeaderBytes, r); {
+		case err == nil:
+			return raw, nil
+		case err != h1.ErrIncomplete:
+			return nil, err
+		case br.Buffered() >= br.Size():
+			return nil, h1.ErrTooLarge
+		}
+		if _, err := br.Peek(br.Buffered() + 1); err != nil {
+			return nil, err
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
 )
 
 // The backend side of net/http's requests (handler.go). A request goes out
@@ -269,6 +271,79 @@ func (fl *inFlight) release(reusable bool) {
 		return
 	}
 	fl.bc.conn.Close()
+}
+
+// responseHeads are the parsed heads writeFramed reuses.
+var responseHeads = sync.Pool{New: func() any { return new(h1.Response) }}
+
+// writeFramed passes an answer whose body has a length (or that has none)
+// on to w as it comes, parsed by the strict parser rather than read into a
+// net/http response; informational answers go first (100 is dropped, 103
+// passes). It reports whether it wrote the answer; when not, nothing but
+// informational answers was consumed, and response reads the rest (a
+// chunked body, one that ends with the connection, an upgrade, a head the
+// parser refused). A body that breaks off aborts the client's response.
+func (fl *inFlight) writeFramed(w http.ResponseWriter, o *outgoing, buf *[]byte) (int, bool) {
+	rs := responseHeads.Get().(*h1.Response)
+	defer responseHeads.Put(rs)
+	br := fl.bc.br
+	for {
+		if _, err := readResponseHead(br, rs); err != nil {
+			return 0, false
+		}
+		if rs.Status >= 200 {
+			break
+		}
+		if rs.Status == http.StatusSwitchingProtocols {
+			return 0, false
+		}
+		if rs.Status != http.StatusContinue {
+			copyResponseFields(w.Header(), rs)
+			w.WriteHeader(rs.Status)
+			clear(w.Header())
+		}
+		br.Discard(rs.HeadLen)
+	}
+	noBody := o.req.Method == http.MethodHead || rs.Status == http.StatusNoContent || rs.Status == http.StatusNotModified
+	if !noBody && (rs.TransferEncoding || rs.ContentLength < 0) {
+		return 0, false
+	}
+	copyResponseFields(w.Header(), rs)
+	status, remaining, reusable := rs.Status, max(rs.ContentLength, 0), !rs.Close
+	if noBody {
+		remaining = 0
+	}
+	br.Discard(rs.HeadLen)
+	fl.gotHead()
+	w.WriteHeader(status)
+	for remaining > 0 {
+		n, err := br.Read((*buf)[:min(int64(len(*buf)), remaining)])
+		remaining -= int64(n)
+		if _, werr := w.Write((*buf)[:n]); werr != nil {
+			// The client went away: the connection closes with the rest
+			// of the body in it.
+			fl.release(false)
+			return status, true
+		}
+		if err != nil && remaining > 0 {
+			fl.release(false)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	fl.release(reusable)
+	return status, true
+}
+
+// copyResponseFields copies a backend's response fields for the client:
+// all but the hop-by-hop ones and those its Connection field names.
+func copyResponseFields(h http.Header, rs *h1.Response) {
+	for _, f := range rs.Fields {
+		if isHopField(f.Name) || rs.Options && namedByConnection(rs.Fields, f.Name) {
+			continue
+		}
+		key := http.CanonicalHeaderKey(string(f.Name))
+		h[key] = append(h[key], string(f.Value))
+	}
 }
 
 // response reads the answer as a net/http response (for the HTTP/2
