@@ -38,6 +38,9 @@ const (
 	// shutdownTimeout is how long requests in flight may finish once the
 	// gateway is asked to stop.
 	shutdownTimeout = 10 * time.Second
+	// lingerTimeout bounds how long a refused client's connection is read
+	// and dropped after the answer (nginx's lingering_timeout).
+	lingerTimeout = 2 * time.Second
 )
 
 // The gateway's sizes.

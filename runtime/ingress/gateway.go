@@ -383,20 +383,7 @@ func Run(ctx context.Context, cfg Config) error {
 // acceptPlain serves a plain-HTTP listener without event loops: srv's
 // HTTP/1 server reads every connection.
 func acceptPlain(ln net.Listener, l Listener, srv *server) error {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			if isTemporary(err) {
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			return err
-		}
-		go srv.serveHTTP1(c, l, nil)
-	}
+	return srv.accept(ln, func(c net.Conn) { go srv.serveHTTP1(c, l, nil) })
 }
 
 func splitAddr(a net.Addr) (string, int) {

@@ -168,9 +168,6 @@ const (
 	// maxClientPending bounds the response bytes waiting for a slow
 	// client; beyond it the backend is not read.
 	maxClientPending = 256 << 10
-	// lingerTimeout bounds how long a refused client's connection is
-	// read and dropped after the answer (nginx's lingering_timeout).
-	lingerTimeout = 2 * time.Second
 	// minSweepInterval bounds how often the loop looks for connections
 	// past their deadline.
 	minSweepInterval = 10 * time.Millisecond

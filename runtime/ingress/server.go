@@ -103,6 +103,22 @@ func (s *server) take(c net.Conn) {
 // serveTLS accepts on ln, the TLS listener, until it is closed.
 func (s *server) serveTLS(ln net.Listener, cfg *tls.Config) error {
 	s.tls = cfg
+	return s.accept(ln, func(c net.Conn) {
+		s.wg.Add(1)
+		go s.handshake(c)
+	})
+}
+
+// Accepting rests after an error such as running out of descriptors, as
+// net/http's does: from the first delay, doubling, up to the last.
+const (
+	acceptRetryFirst = 5 * time.Millisecond
+	acceptRetryMax   = time.Second
+)
+
+// accept gives serve every connection ln accepts until it is closed (or
+// the server stops).
+func (s *server) accept(ln net.Listener, serve func(net.Conn)) error {
 	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
@@ -112,8 +128,7 @@ func (s *server) serveTLS(ln net.Listener, cfg *tls.Config) error {
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
-				// Out of descriptors, say: rest a moment, as net/http does.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				backoff = min(max(2*backoff, acceptRetryFirst), acceptRetryMax)
 				s.log.Warn("accept", "err", err, "retry_in", backoff)
 				select {
 				case <-time.After(backoff):
@@ -125,8 +140,7 @@ func (s *server) serveTLS(ln net.Listener, cfg *tls.Config) error {
 			return err
 		}
 		backoff = 0
-		s.wg.Add(1)
-		go s.handshake(c)
+		serve(c)
 	}
 }
 
