@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -41,7 +42,12 @@ type h1conn struct {
 	mem []byte
 	bw  *bufio.Writer
 
+	// req is the request being served, aliasing buf, which reading its
+	// body may move: what is needed of it after that is taken first
+	// (target, minor, and forward's own).
 	req     h1.Request
+	target  []byte
+	minor   int
 	resp    h1.Response
 	fw      forwarding
 	scratch []byte // the backend's request head
@@ -172,6 +178,7 @@ func (c *h1conn) serveRequest() bool {
 	r := &c.req
 	start := time.Now()
 	host := string(r.RoutingHost())
+	c.target, c.minor = append(c.target[:0], r.Path...), r.Minor
 	route := c.p.Lookup(c.kind, host)
 	status := statusClientGone
 	if stats := c.p.stats(route); stats != nil {
@@ -182,7 +189,7 @@ func (c *h1conn) serveRequest() bool {
 		c.refuse(status)
 		return false
 	}
-	if c.kind == ListenerHTTP && c.p.acme != nil && strings.HasPrefix(string(r.Path), acmeChallengePrefix) {
+	if c.kind == ListenerHTTP && c.p.acme != nil && bytes.HasPrefix(r.Path, []byte(acmeChallengePrefix)) {
 		if handled, keep := c.acmeChallenge(host); handled {
 			status = http.StatusOK
 			return keep
@@ -194,7 +201,7 @@ func (c *h1conn) serveRequest() bool {
 		return c.answer(rep)
 	}
 	var keep bool
-	status, keep = c.forward(route)
+	status, keep = c.forward(route, host)
 	return keep
 }
 
@@ -255,8 +262,9 @@ func (c *h1conn) readUntil(n int) error {
 
 // forward sends the request in c.req to route's backend and passes the
 // answer on; it returns the status and whether the connection goes on.
-func (c *h1conn) forward(route *Route) (int, bool) {
+func (c *h1conn) forward(route *Route, host string) (int, bool) {
 	r := &c.req
+	closing, isHEAD := c.closing(), isHead(r.Method)
 	fw := &c.fw
 	*fw = forwarding{peer: c.peer, https: c.kind == ListenerHTTPS, priorFor: fw.priorFor[:0], priorProto: fw.priorProto[:0]}
 	if len(c.p.limits.TrustedProxies) > 0 && c.p.limits.trusts(c.peer) {
@@ -293,14 +301,13 @@ func (c *h1conn) forward(route *Route) (int, bool) {
 		// first fails.
 		o.body, used = c.buf[r.HeadLen:n], n
 	}
-	host, closing := string(r.RoutingHost()), c.closing()
 	fl, err := c.p.upstream(route).roundTrip(o)
 	// The request's bytes in buf (head and a small body) were sent.
 	c.consume(used)
 	if err != nil {
 		return c.failed(host, err, o.stream)
 	}
-	return c.relay(fl, o.stream, host, isHead(r.Method), closing, upgrade)
+	return c.relay(fl, o.stream, host, isHEAD, closing, upgrade)
 }
 
 func isHead(method []byte) bool { return string(method) == http.MethodHead }
@@ -313,7 +320,7 @@ func (c *h1conn) failed(host string, err error, stream *clientBody) (int, bool) 
 		return c.bodyFailed(body.err)
 	}
 	rep := failureReply(err)
-	c.p.log.Warn("proxy request failed", "host", host, "path", string(c.req.Path), "status", rep.status, "err", err)
+	c.p.log.Warn("proxy request failed", "host", host, "path", string(c.target), "status", rep.status, "err", err)
 	if stream != nil && !stream.eof {
 		// The rest of the body is not read as a request.
 		c.bw.Write(rep.appendTo(c.out[:0], true))
@@ -373,7 +380,7 @@ func (c *h1conn) relay(fl *inFlight, stream *clientBody, host string, head, clos
 	status, backendClose := rs.Status, rs.Close
 	var f responseFraming
 	c.out, f = appendResponseHead(c.out[:0], rs, raw, head, closing)
-	if c.req.Minor == 0 && !closing && f.framing != bodyUntilClose {
+	if c.minor == 0 && !closing && f.framing != bodyUntilClose {
 		// An HTTP/1.0 client keeps its connection only when told.
 		c.out = append(c.out[:len(c.out)-2], "Connection: keep-alive\r\n\r\n"...)
 	}

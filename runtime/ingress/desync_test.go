@@ -645,3 +645,43 @@ func TestGateway_HTTP2(t *testing.T) {
 		t.Fatalf("/short ended cleanly with %q, want the stream reset", body)
 	}
 }
+
+// TestGateway_RequestReadAcrossItsBuffer: over TLS (the HTTP/1 server), a
+// pipelined request whose small body comes later, when the connection's
+// buffer must make room for it (moving what it holds), is still read as
+// the request it was: here a HEAD, whose answer has no body.
+func TestGateway_RequestReadAcrossItsBuffer(t *testing.T) {
+	t.Parallel()
+	b, rec := desyncGateway(t, Limits{})
+	conn, br := dialTLS(t, b.addrs.HTTPS, "app.example.com")
+	pad := func(head string, size int) string {
+		return head + "X-Pad: " + strings.Repeat("p", size-len(head)-len("X-Pad: \r\n\r\n")) + "\r\n\r\n"
+	}
+	// The first request and the second's head and body so far fill the
+	// 16 KiB buffer exactly; the second's head starts within its first
+	// part, which the body read after the rest moved to the front
+	// overwrites.
+	first := pad("GET /first HTTP/1.1\r\nHost: app.example.com\r\n", 9000)
+	second := pad("HEAD /second HTTP/1.1\r\nHost: app.example.com\r\nContent-Length: 8000\r\n", 3000)
+	sent := h1BufferSize - len(first) - len(second)
+	io.WriteString(conn, first+second+strings.Repeat("b", sent))
+	if resp, body := readResponse(t, br, http.MethodGet); resp.StatusCode != 200 || body != "GET /first 0" {
+		t.Fatalf("first: %d %q", resp.StatusCode, body)
+	}
+	rec.waitRequest(t, "/first")
+	time.Sleep(100 * time.Millisecond)
+	io.WriteString(conn, strings.Repeat("b", 8000-sent))
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if resp, _ := readResponse(t, br, http.MethodHead); resp.StatusCode != 200 {
+		t.Fatalf("second: %d", resp.StatusCode)
+	}
+	if r := rec.waitRequest(t, "/second"); r.method != http.MethodHead || r.body != 8000 {
+		t.Fatalf("the backend got %s with %d bytes of body", r.method, r.body)
+	}
+	// Had the gateway forgotten it was a HEAD, it would wait for a body
+	// to the HEAD's answer and never serve the next request.
+	io.WriteString(conn, "GET /third HTTP/1.1\r\nHost: app.example.com\r\n\r\n")
+	if resp, body := readResponse(t, br, http.MethodGet); resp.StatusCode != 200 || body != "GET /third 0" {
+		t.Fatalf("third: %d %q", resp.StatusCode, body)
+	}
+}

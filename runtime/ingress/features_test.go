@@ -291,3 +291,17 @@ func TestGateway_Features(t *testing.T) {
 		post()
 	})
 }
+
+// readResponse reads a response to method on br, with its whole body.
+func readResponse(t *testing.T, br *bufio.Reader, method string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatalf("reading the response to %s: %v", method, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the body of %s %d: %v", method, resp.StatusCode, err)
+	}
+	return resp, string(body)
+}
