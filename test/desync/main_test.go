@@ -278,8 +278,13 @@ func forEachProxy(t *testing.T, f func(t *testing.T, p *proxy)) {
 			}
 			t.Cleanup(func() {
 				if t.Failed() && p.output != nil {
-					out := p.output()
-					t.Logf("%s log (last 8 KiB):\n%s", p.name, out[max(0, len(out)-8<<10):])
+					lines := strings.Split(p.output(), "\n")
+					for i, l := range lines {
+						if len(l) > 400 {
+							lines[i] = l[:400] + "..."
+						}
+					}
+					t.Logf("%s log (the last 40 lines, each cut at 400 bytes):\n%s", p.name, strings.Join(lines[max(0, len(lines)-40):], "\n"))
 				}
 			})
 			f(t, p)
