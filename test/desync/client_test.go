@@ -156,11 +156,15 @@ func (p *proxy) get(via, host, path string) (response, error) {
 }
 
 // h2 returns an HTTP/2 client of p's TLS listener (whatever the URL's
-// host, it connects there), closed when t ends.
-func (p *proxy) h2(t testing.TB) *http.Client {
+// host, it connects there) from the local address from ("" for any),
+// closed when t ends.
+func (p *proxy) h2(t testing.TB, from string) *http.Client {
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer
+			if from != "" {
+				d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+			}
 			return d.DialContext(ctx, network, p.https)
 		},
 		TLSClientConfig:   cert.ClientConfig(""),

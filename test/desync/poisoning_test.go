@@ -77,7 +77,7 @@ func dropStream(c *checker, p *proxy, shape, host, target string) {
 		ctx, cancel := context.WithCancel(c.Context())
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+host+target, nil)
-		resp, err := p.h2(c).Do(req)
+		resp, err := p.h2(c, "").Do(req)
 		if err != nil {
 			c.Fatalf("attacker: %v", err)
 		}
