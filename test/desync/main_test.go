@@ -3,7 +3,6 @@ package desync
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +87,7 @@ func newProxy(name string) *proxy {
 		}
 	}
 	// Nobody listens there once the probe is closed.
-	p.deadPort = freePort()
+	p.deadPort = proxyrig.FreePort()
 	return p
 }
 
@@ -214,7 +213,7 @@ func run(m *testing.M) (int, error) {
 	if _, err := proxyrig.LookPath("nginx"); err != nil {
 		ng.skip = "nginx is not installed (scripts/prereqs.sh installs nginx-light)"
 	} else {
-		httpPort, httpsPort := freePort(), freePort()
+		httpPort, httpsPort := proxyrig.FreePort(), proxyrig.FreePort()
 		ng.http, ng.https = fmt.Sprintf("127.0.0.1:%d", httpPort), fmt.Sprintf("127.0.0.1:%d", httpsPort)
 		n, err := proxyrig.StartNginx(ctx, filepath.Join(dir, "nginx"), ng.nginxConfig(httpPort, httpsPort, cert), ng.http, ng.https)
 		if err != nil {
@@ -231,15 +230,6 @@ func run(m *testing.M) (int, error) {
 		}
 	}
 	return m.Run(), nil
-}
-
-func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // warmUp waits until every backend route answers through p (the gateway

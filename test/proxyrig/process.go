@@ -125,3 +125,14 @@ func LookPath(name string) (string, error) {
 	}
 	return exec.LookPath(name)
 }
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listened on a
+// moment ago.
+func FreePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
