@@ -1,13 +1,18 @@
 package desync
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // The gateway settings these tests set, as the environment variables the
-// gateway container reads ([ingress] settings in slipway.toml).
+// gateway container reads ([ingress] settings in slipway.toml). They are
+// spelled out rather than taken from runtime/ingress, so the suite builds
+// against a gateway that lacks them (and fails there).
 const (
-	envTrustedProxies  = "SLIPWAY_GATEWAY_TRUSTED_PROXIES"
-	envMaxBody         = "SLIPWAY_GATEWAY_MAX_BODY_BYTES"
-	envBodyIdleTimeout = "SLIPWAY_GATEWAY_BODY_IDLE_TIMEOUT"
+	envTrustedProxies  = "SLIPWAY_GATEWAY_TRUSTED_PROXIES"           // CIDRs, comma-separated
+	envMaxBody         = "SLIPWAY_GATEWAY_MAX_BODY_BYTES"            // bytes
+	envBodyIdleTimeout = "SLIPWAY_GATEWAY_BODY_IDLE_TIMEOUT_SECONDS" // whole seconds
 )
 
 const (
@@ -17,7 +22,7 @@ const (
 	// maxBody is the request body limit set for the tests.
 	maxBody = 1 << 20
 	// bodyIdle is the body idle timeout set for the tests: short, so a
-	// stalled body is cut off quickly.
+	// stalled body is cut off quickly (whole seconds).
 	bodyIdle = time.Second
 )
 
@@ -25,7 +30,7 @@ const (
 func gatewayEnv() []string {
 	return []string{
 		envTrustedProxies + "=" + trustedPeer + "/32",
-		envMaxBody + "=1048576",
-		envBodyIdleTimeout + "=1s",
+		envMaxBody + "=" + strconv.Itoa(maxBody),
+		envBodyIdleTimeout + "=" + strconv.Itoa(int(bodyIdle.Seconds())),
 	}
 }
