@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ func goLoad(ctx context.Context, workers int, d time.Duration, do func(ctx conte
 	defer cancel()
 	lats := make([][]time.Duration, workers)
 	counts := make([]struct{ ok, non2xx, errs int64 }, workers)
+	errKinds := make([]map[string]int, workers)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -37,6 +39,10 @@ func goLoad(ctx context.Context, workers int, d time.Duration, do func(ctx conte
 					return // cut off by the end of the run: not counted
 				case err != nil:
 					counts[w].errs++
+					if errKinds[w] == nil {
+						errKinds[w] = map[string]int{}
+					}
+					errKinds[w][errKind(err)]++
 				case status/100 != 2:
 					counts[w].non2xx++
 				default:
@@ -54,6 +60,12 @@ func goLoad(ctx context.Context, workers int, d time.Duration, do func(ctx conte
 		r.requests += counts[w].ok
 		r.Non2xx += int(counts[w].non2xx)
 		r.ErrCount += int(counts[w].errs)
+		for k, n := range errKinds[w] {
+			if r.Errors == nil {
+				r.Errors = map[string]int{}
+			}
+			r.Errors[k] += n
+		}
 		all = append(all, lats[w]...)
 	}
 	r.ReqPerS = float64(r.requests) / elapsed.Seconds()
@@ -151,3 +163,11 @@ func handshakeLoad(ctx context.Context, addr string, workers int, d time.Duratio
 		return resp.StatusCode, nil
 	})
 }
+
+// errKind is an error without the addresses and ports in it, to count
+// errors by kind.
+func errKind(err error) string {
+	return addrs.ReplaceAllString(err.Error(), "ADDR")
+}
+
+var addrs = regexp.MustCompile(`[0-9.]+:[0-9]+`)

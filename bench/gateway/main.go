@@ -52,13 +52,18 @@ func main() {
 	conns := flag.Int("connections", 64, "connections (wrk; HTTP/2: one in 8, with 8 streams each; handshakes: one in 4 at a time)")
 	rounds := flag.Int("rounds", 4, "interleaved rounds the duration is split into")
 	procs := flag.Int("gateway-gomaxprocs", 0, "GOMAXPROCS of the gateway process (0: Go's default, the CPUs available)")
+	only := flag.String("modes", "", "comma-separated modes to run (plain, https-h1, https-h2, handshakes); empty: all")
 	flag.Parse()
+	var modes []string
+	if *only != "" {
+		modes = strings.Split(*only, ",")
+	}
 	if *short {
 		*duration, *rounds = 3*time.Second, 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Rounds: *rounds, GatewayProcs: *procs, Out: os.Stdout}); err != nil {
+	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Rounds: *rounds, GatewayProcs: *procs, Modes: modes, Out: os.Stdout}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -73,7 +78,9 @@ type Options struct {
 	// GatewayProcs sets GOMAXPROCS for the gateway process; 0 leaves
 	// Go's default.
 	GatewayProcs int
-	Out          io.Writer
+	// Modes limits the run to the modes named (nil: all).
+	Modes []string
+	Out   io.Writer
 }
 
 // Result is what one mode measured for one target.
@@ -86,6 +93,8 @@ type Result struct {
 	P99      time.Duration
 	Non2xx   int
 	ErrCount int
+	// Errors counts the errors by kind (Go clients only).
+	Errors map[string]int
 
 	requests int64
 	cpu      cpuTime // of the proxy's processes
@@ -267,6 +276,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	fmt.Fprintf(o.Out, "one backend on loopback; %s per target in %d interleaved rounds; GOMAXPROCS of the gateway: %s\n", per*time.Duration(rounds), rounds, procsLabel(o.GatewayProcs))
 	var all []Result
 	for _, m := range modes {
+		if o.Modes != nil && !slices.Contains(o.Modes, m.name) {
+			continue
+		}
 		results, err := measure(ctx, m, rounds, per, o.Out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
@@ -314,6 +326,12 @@ func measure(ctx context.Context, m mode, rounds int, per time.Duration, out io.
 			results[i].ReqPerS += r.ReqPerS / float64(rounds)
 			results[i].Non2xx += r.Non2xx
 			results[i].ErrCount += r.ErrCount
+			for k, n := range r.Errors {
+				if results[i].Errors == nil {
+					results[i].Errors = map[string]int{}
+				}
+				results[i].Errors[k] += n
+			}
 			p99s[i] = append(p99s[i], r.P99)
 			got[i] = r
 		}
@@ -336,6 +354,11 @@ func measure(ctx context.Context, m mode, rounds int, per time.Duration, out io.
 			cpu = r.cpu.per(r.requests).String()
 		}
 		fmt.Fprintf(out, "  %-18s %13.0f %10s %7d   %s\n", r.Name, r.ReqPerS, r.P99.Round(10*time.Microsecond), r.Non2xx+r.ErrCount, cpu)
+	}
+	for _, r := range results {
+		for k, n := range r.Errors {
+			fmt.Fprintf(out, "  %s errors: %d x %s\n", r.Name, n, k)
+		}
 	}
 	n, g := results[ng], results[gw]
 	fmt.Fprintf(out, "  gateway/nginx: %s %.2f (%s; rounds %s)", m.unit, g.ReqPerS/n.ReqPerS, goal(">=", m.minRatio, g.ReqPerS/n.ReqPerS), spread(tputRatios))
