@@ -22,20 +22,25 @@ import (
 // and sums up what they measured: do returns the response's status, or
 // an error for a request that failed.
 func goLoad(ctx context.Context, workers int, d time.Duration, do func(ctx context.Context, worker int) (int, error)) Result {
-	ctx, cancel := context.WithTimeout(ctx, d)
+	start := time.Now()
+	end := start.Add(d)
+	ctx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
 	lats := make([][]time.Duration, workers)
 	counts := make([]struct{ ok, non2xx, errs int64 }, workers)
 	errKinds := make([]map[string]int, workers)
-	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			// By the clock, not ctx.Err(): on a busy machine the context's
+			// timer can fire well after a socket's deadline (the same
+			// instant), and requests failing in between are the run's
+			// end, not errors.
+			for time.Now().Before(end) {
 				t0 := time.Now()
 				status, err := do(ctx, w)
 				switch {
-				case ctx.Err() != nil:
+				case !time.Now().Before(end):
 					return // cut off by the end of the run: not counted
 				case err != nil:
 					counts[w].errs++
