@@ -1,7 +1,6 @@
 package proxyrig
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,14 +130,6 @@ func StartGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
 	return g, nil
 }
 
-// Publish makes t the route table and waits until the gateway stored it.
-func (g *Gateway) Publish(ctx context.Context, t ingress.Table) error {
-	if err := g.pub.Publish(t); err != nil {
-		return err
-	}
-	return g.waitStored(ctx, t.Version)
-}
-
 func (g *Gateway) waitStored(ctx context.Context, version int64) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -161,15 +152,4 @@ func (g *Gateway) waitStored(ctx context.Context, version int64) error {
 func (g *Gateway) Stop() {
 	g.Process.Stop()
 	g.cp.Close()
-}
-
-// LogLines returns the gateway's JSON log lines that contain substr.
-func (g *Gateway) LogLines(substr string) []string {
-	var out []string
-	for _, l := range bytes.Split([]byte(g.Output()), []byte("\n")) {
-		if bytes.Contains(l, []byte(substr)) {
-			out = append(out, string(l))
-		}
-	}
-	return out
 }
