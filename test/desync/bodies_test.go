@@ -30,7 +30,6 @@ func TestSlowBody_CutOff(t *testing.T) {
 		for _, shape := range shapes {
 			t.Run(shape.name, func(t *testing.T) {
 				t.Parallel()
-				c := check(t)
 				tok := token(t)
 				path := "/echo/" + tok
 				n := sent
@@ -41,12 +40,12 @@ func TestSlowBody_CutOff(t *testing.T) {
 				if shape.via == "h2" {
 					pr, pw := io.Pipe()
 					defer pw.Close()
-					req, _ := http.NewRequestWithContext(c.Context(), http.MethodPost, "https://"+hostTLS+path, pr)
+					req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "https://"+hostTLS+path, pr)
 					req.ContentLength = 100000
 					done := make(chan error, 1)
 					go func() {
 						// A reset stream (an error) is cut off too.
-						resp, err := p.h2(c, "").Do(req)
+						resp, err := p.h2(t, "").Do(req)
 						if err == nil {
 							resp.Body.Close()
 							if resp.StatusCode < 400 {
@@ -61,31 +60,31 @@ func TestSlowBody_CutOff(t *testing.T) {
 					select {
 					case err := <-done:
 						if err != nil {
-							c.Errorf("a stalled body got %v", err)
+							t.Errorf("a stalled body got %v", err)
 						}
 					case <-time.After(bodyIdle + slack):
-						c.Errorf("the stream was still open %s after the body stalled (body idle timeout %s)", time.Since(stalled).Round(time.Second), bodyIdle)
+						t.Errorf("the stream was still open %s after the body stalled (body idle timeout %s)", time.Since(stalled).Round(time.Second), bodyIdle)
 					}
 				} else {
 					host := hostApp
 					if shape.via == "https" {
 						host = hostTLS
 					}
-					cl := p.dial(c, shape.via, host, "")
+					cl := p.dial(t, shape.via, host, "")
 					cl.write("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + shape.framing + strings.Repeat("s", n))
 					stalled = time.Now()
 					got, end := cl.until(bodyIdle+slack, nil)
 					if end != endClosed {
-						c.Errorf("the connection was still open %s after the body stalled (body idle timeout %s); answers %v", time.Since(stalled).Round(time.Second), bodyIdle, got)
+						t.Errorf("the connection was still open %s after the body stalled (body idle timeout %s); answers %v", time.Since(stalled).Round(time.Second), bodyIdle, got)
 					}
 					for _, r := range got {
 						if r.status < 400 {
-							c.Errorf("a stalled body was answered %v", r)
+							t.Errorf("a stalled body was answered %v", r)
 						}
 					}
 				}
 				t.Logf("cut off %s after the body stalled", time.Since(stalled).Round(10*time.Millisecond))
-				checkReleased(c, p.app, tok, slack)
+				checkReleased(t, p.app, tok, slack)
 			})
 		}
 	})
@@ -94,8 +93,8 @@ func TestSlowBody_CutOff(t *testing.T) {
 // checkReleased checks that the request for tok, if it reached b, ended
 // there within d with its body broken off: the backend connection is no
 // longer held for it.
-func checkReleased(c *checker, b *backend, tok string, d time.Duration) {
-	c.Helper()
+func checkReleased(t *testing.T, b *backend, tok string, d time.Duration) {
+	t.Helper()
 	if _, ok := b.request(tok, 0); !ok {
 		return
 	}
@@ -111,9 +110,9 @@ func checkReleased(c *checker, b *backend, tok string, d time.Duration) {
 	})
 	switch {
 	case !r.BodyDone:
-		c.Errorf("the backend was still reading the body (%d bytes so far) %s after the client was cut off: its connection is held", len(r.Body), d)
+		t.Errorf("the backend was still reading the body (%d bytes so far) %s after the client was cut off: its connection is held", len(r.Body), d)
 	case r.BodyErr == nil:
-		c.Errorf("the backend's request ended cleanly with %d bytes of body; it should have broken off", len(r.Body))
+		t.Errorf("the backend's request ended cleanly with %d bytes of body; it should have broken off", len(r.Body))
 	}
 }
 
@@ -146,15 +145,14 @@ func TestBodyLimit_413(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
-				c := check(t)
 				tok := token(t)
 				path := "/echo/" + tok
 				status := 0
 				if tc.via == "h2" {
-					req, _ := http.NewRequestWithContext(c.Context(), http.MethodPost, "https://"+hostTLS+path, strings.NewReader(strings.Repeat("L", tc.length)))
-					resp, err := p.h2(c, "").Do(req)
+					req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "https://"+hostTLS+path, strings.NewReader(strings.Repeat("L", tc.length)))
+					resp, err := p.h2(t, "").Do(req)
 					if err != nil {
-						c.Fatalf("HTTP/2: %v", err)
+						t.Fatalf("HTTP/2: %v", err)
 					}
 					resp.Body.Close()
 					status = resp.StatusCode
@@ -163,7 +161,7 @@ func TestBodyLimit_413(t *testing.T) {
 					if tc.via == "https" {
 						host = hostTLS
 					}
-					cl := p.dial(c, tc.via, host, "")
+					cl := p.dial(t, tc.via, host, "")
 					head := "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
 					body := strings.Repeat("L", tc.length)
 					if tc.chunked {
@@ -175,27 +173,27 @@ func TestBodyLimit_413(t *testing.T) {
 					go cl.write(head + body)
 					r, err := cl.next(15 * time.Second)
 					if err != nil {
-						c.Fatalf("no answer: %v", err)
+						t.Fatalf("no answer: %v", err)
 					}
 					status = r.status
 				}
 				if status != tc.want {
-					c.Errorf("status %d, want %d", status, tc.want)
+					t.Errorf("status %d, want %d", status, tc.want)
 				}
 				if tc.want == 200 {
 					if r, ok := p.app.request(tok, 0); !ok || len(r.Body) != tc.length {
-						c.Errorf("the backend did not receive the whole body of %d bytes", tc.length)
+						t.Errorf("the backend did not receive the whole body of %d bytes", tc.length)
 					}
 					return
 				}
 				for _, r := range p.app.requests(tok) {
 					if !tc.chunked || len(r.Body) > maxBody {
-						c.Errorf("the backend received %d bytes of a body over the limit", len(r.Body))
+						t.Errorf("the backend received %d bytes of a body over the limit", len(r.Body))
 					}
 				}
 				if tc.chunked {
 					// Streamed up to the limit, the body must break off.
-					checkReleased(c, p.app, tok, 10*time.Second)
+					checkReleased(t, p.app, tok, 10*time.Second)
 				}
 			})
 		}

@@ -8,10 +8,6 @@
 // the reference that shows each expectation is one a proxy can meet.
 // The backends record exactly what reached them.
 //
-// Cases the gateway on main failed before #18 was fixed are listed in
-// known_test.go; they fail like any other case, with the finding they
-// prove in the message.
-//
 // It only has tests. It drives the gateway through its process boundary
 // (test/proxyrig) and must not import runtime/ingress's internals; it must
 // not be imported by anything.

@@ -91,31 +91,30 @@ func TestMalformed_Heads(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(l.name+"/"+tc.name, func(t *testing.T) {
 					t.Parallel()
-					c := check(t)
 					tok := token(t)
 					hidden := "GET /echo/" + tok + "/smuggled HTTP/1.1\r\nHost: " + l.host + "\r\n\r\n"
-					got, end := attack(c, p, l.via, l.host, tc.build("/echo/"+tok, l.host, hidden), "", l.host, tok)
+					got, end := attack(t, p, l.via, l.host, tc.build("/echo/"+tok, l.host, hidden), "", l.host, tok)
 					if p.name == "nginx" && tc.nginxAnswers != nil {
 						// nginx takes the whole field for a host it does
 						// not serve; what follows is pipelined.
 						if len(got) == 0 || !slices.Contains(tc.nginxAnswers, got[0].status) {
-							c.Errorf("answer %v, want nginx's %v", got, tc.nginxAnswers)
+							t.Errorf("answer %v, want nginx's %v", got, tc.nginxAnswers)
 						}
 						for _, r := range p.app.requests(tok) {
 							if r.Target == "/echo/"+tok {
-								c.Errorf("the backend received the head: %s %s Host %s", r.Method, r.Target, r.Host)
+								t.Errorf("the backend received the head: %s %s Host %s", r.Method, r.Target, r.Host)
 							}
 						}
 						return
 					}
 					if len(got) == 0 || !slices.Contains(tc.want, got[0].status) {
-						c.Errorf("answer %v, want status %v", got, tc.want)
+						t.Errorf("answer %v, want status %v", got, tc.want)
 					}
 					if end != endClosed || len(got) > 1 {
-						c.Errorf("after %v %s; want the connection closed after the refusal", got, end)
+						t.Errorf("after %v %s; want the connection closed after the refusal", got, end)
 					}
 					for _, r := range p.app.requests(tok) {
-						c.Errorf("the backend received %s %s (body %d bytes)", r.Method, r.Target, len(r.Body))
+						t.Errorf("the backend received %s %s (body %d bytes)", r.Method, r.Target, len(r.Body))
 					}
 				})
 			}

@@ -24,11 +24,10 @@ func TestPoisoning_DroppedStream(t *testing.T) {
 			for _, shape := range streamShapes {
 				t.Run(kind+"/"+shape, func(t *testing.T) {
 					t.Parallel()
-					c := check(t)
 					host := streamHost(kind, shape)
 					b := p.streams[host]
 					tok := token(t)
-					dropStream(c, p, shape, host, "/stream-"+kind+"/"+tok)
+					dropStream(t, p, shape, host, "/stream-"+kind+"/"+tok)
 					// A proxy closes the connection as soon as it sees
 					// the client gone; one that does not has it pooled or
 					// still open after this.
@@ -45,9 +44,9 @@ func TestPoisoning_DroppedStream(t *testing.T) {
 					if hasCertificate(host) {
 						via = "https"
 					}
-					victim(c, p, via, host, "GET /echo/"+tok+"/victim-get HTTP/1.1\r\nHost: "+host+"\r\n\r\n", "echo GET /echo/"+tok+"/victim-get ")
+					victim(t, p, via, host, "GET /echo/"+tok+"/victim-get HTTP/1.1\r\nHost: "+host+"\r\n\r\n", "echo GET /echo/"+tok+"/victim-get ")
 					form := "name=" + strings.Repeat("x", 20<<10-5)
-					victim(c, p, via, host, "POST /echo/"+tok+"/victim-post HTTP/1.1\r\nHost: "+host+"\r\nContent-Type: application/x-www-form-urlencoded\r\n"+
+					victim(t, p, via, host, "POST /echo/"+tok+"/victim-post HTTP/1.1\r\nHost: "+host+"\r\nContent-Type: application/x-www-form-urlencoded\r\n"+
 						fmt.Sprintf("Content-Length: %d\r\n\r\n", len(form))+form, "echo POST /echo/"+tok+"/victim-post ")
 					// A victim's request on the abandoned connection is
 					// seen there a moment after its poisoned answer.
@@ -55,11 +54,11 @@ func TestPoisoning_DroppedStream(t *testing.T) {
 					s, ok := b.streamOf(tok)
 					switch {
 					case !ok:
-						c.Fatalf("the backend never received the attacker's request")
+						t.Fatalf("the backend never received the attacker's request")
 					case s.Outcome == "reused":
-						c.Errorf("the proxy sent a request on the backend connection it had left with the response unfinished (%d bytes sent): poisoned", s.Sent)
+						t.Errorf("the proxy sent a request on the backend connection it had left with the response unfinished (%d bytes sent): poisoned", s.Sent)
 					case s.Outcome != "closed":
-						c.Errorf("the proxy kept the backend connection open (%d bytes sent, outcome %q) after its client left", s.Sent, s.Outcome)
+						t.Errorf("the proxy kept the backend connection open (%d bytes sent, outcome %q) after its client left", s.Sent, s.Outcome)
 					}
 				})
 			}
@@ -70,23 +69,23 @@ func TestPoisoning_DroppedStream(t *testing.T) {
 // dropStream asks p for target on host over shape's path, reads 16 KiB of
 // the response and leaves: it closes the connection (HTTP/1) or resets
 // the stream (HTTP/2).
-func dropStream(c *checker, p *proxy, shape, host, target string) {
-	c.Helper()
+func dropStream(t *testing.T, p *proxy, shape, host, target string) {
+	t.Helper()
 	buf := make([]byte, 16<<10)
 	if shape == "h2" {
-		ctx, cancel := context.WithCancel(c.Context())
+		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+host+target, nil)
-		resp, err := p.h2(c, "").Do(req)
+		resp, err := p.h2(t, "").Do(req)
 		if err != nil {
-			c.Fatalf("attacker: %v", err)
+			t.Fatalf("attacker: %v", err)
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != 200 || resp.ProtoMajor != 2 {
-			c.Fatalf("attacker: %s %s", resp.Proto, resp.Status)
+			t.Fatalf("attacker: %s %s", resp.Proto, resp.Status)
 		}
 		if _, err := io.ReadFull(resp.Body, buf); err != nil {
-			c.Fatalf("attacker reading the stream: %v", err)
+			t.Fatalf("attacker reading the stream: %v", err)
 		}
 		return
 	}
@@ -98,44 +97,44 @@ func dropStream(c *checker, p *proxy, shape, host, target string) {
 	case "tls":
 		via, sni = "https", host
 	}
-	cl := p.dial(c, via, sni, "")
+	cl := p.dial(t, via, sni, "")
 	defer cl.close()
 	if err := cl.write("GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n" + extra + "\r\n"); err != nil {
-		c.Fatalf("attacker: %v", err)
+		t.Fatalf("attacker: %v", err)
 	}
 	cl.c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	resp, err := http.ReadResponse(cl.br, nil)
 	if err != nil {
-		c.Fatalf("attacker: %v", err)
+		t.Fatalf("attacker: %v", err)
 	}
 	if resp.StatusCode != 200 {
-		c.Fatalf("attacker: %s", resp.Status)
+		t.Fatalf("attacker: %s", resp.Status)
 	}
 	if _, err := io.ReadFull(resp.Body, buf); err != nil {
-		c.Fatalf("attacker reading the stream: %v", err)
+		t.Fatalf("attacker reading the stream: %v", err)
 	}
 }
 
 // victim sends raw on a new connection and checks that the answer is the
 // backend's answer to it (starting with want), with nothing of the
 // attacker's.
-func victim(c *checker, p *proxy, via, host, raw, want string) {
-	c.Helper()
+func victim(t *testing.T, p *proxy, via, host, raw, want string) {
+	t.Helper()
 	sni := ""
 	if via == "https" {
 		sni = host
 	}
-	cl := p.dial(c, via, sni, "")
+	cl := p.dial(t, via, sni, "")
 	defer cl.close()
 	if err := cl.write(raw); err != nil {
-		c.Errorf("victim %q: %v", want, err)
+		t.Errorf("victim %q: %v", want, err)
 		return
 	}
 	r, err := cl.next(10 * time.Second)
 	switch {
 	case err != nil:
-		c.Errorf("victim %q: no answer: %v", want, err)
+		t.Errorf("victim %q: no answer: %v", want, err)
 	case r.status != 200 || !strings.HasPrefix(string(r.body), want) || r.header.Get("Set-Cookie") != "" || strings.Contains(string(r.body), "POISON"):
-		c.Errorf("victim %q got %v (Set-Cookie %q): not its own answer", want, r, r.header.Get("Set-Cookie"))
+		t.Errorf("victim %q got %v (Set-Cookie %q): not its own answer", want, r, r.header.Get("Set-Cookie"))
 	}
 }

@@ -2,7 +2,6 @@ package desync
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -60,7 +59,6 @@ func TestSmuggling_UnreadBody(t *testing.T) {
 			for _, body := range bodies {
 				t.Run(target.name+"/"+body.name, func(t *testing.T) {
 					t.Parallel()
-					c := check(t)
 					tok := token(t)
 					appHost := hostApp
 					if target.via == "https" {
@@ -75,16 +73,16 @@ func TestSmuggling_UnreadBody(t *testing.T) {
 						// times the stalled client out.
 						allowed = append(allowed, 408)
 					}
-					got, end := attack(c, p, target.via, appHost, first, rest, appHost, tok)
+					got, end := attack(t, p, target.via, appHost, first, rest, appHost, tok)
 					switch {
 					case len(got) == 0 && rest != "" && end == endClosed:
 						// It waited for the whole body, the client for an
 						// answer, and it closed the connection after its
 						// body timeout: safe.
 					case len(got) == 0 || !slices.Contains(allowed, got[0].status):
-						c.Errorf("answer %v, want status %v", got, allowed)
+						t.Errorf("answer %v, want status %v", got, allowed)
 					}
-					judge(c, p.app, tok, got, end)
+					judge(t, p.app, tok, got, end)
 				})
 			}
 		}
@@ -95,9 +93,9 @@ func TestSmuggling_UnreadBody(t *testing.T) {
 // answer and sends rest; then an honest request for host on the same
 // connection (its target holds tok+"/after"). It reads until the proxy
 // closes the connection or answers the honest request.
-func attack(c *checker, p *proxy, via, sni, first, rest, host, tok string) ([]response, ending) {
-	c.Helper()
-	cl := p.dial(c, via, sni, "")
+func attack(t *testing.T, p *proxy, via, sni, first, rest, host, tok string) ([]response, ending) {
+	t.Helper()
+	cl := p.dial(t, via, sni, "")
 	honest := "GET /echo/" + tok + "/after HTTP/1.1\r\nHost: " + host + "\r\n\r\n"
 	isHonest := func(r response) bool { return strings.Contains(string(r.body), tok+"/after") }
 	var got []response
@@ -117,32 +115,32 @@ func attack(c *checker, p *proxy, via, sni, first, rest, host, tok string) ([]re
 // judge checks what an attack carrying tok got: the connection closed or
 // the honest request answered, no answer to a hidden request, and
 // nothing of it at the backend but the honest request.
-func judge(c *checker, b *backend, tok string, got []response, end ending) {
-	c.Helper()
+func judge(t *testing.T, b *backend, tok string, got []response, end ending) {
+	t.Helper()
 	if end == endSilence {
-		c.Errorf("%s for 10 s after %v: it neither answered the next request nor closed the connection", end, got)
+		t.Errorf("%s for 10 s after %v: it neither answered the next request nor closed the connection", end, got)
 	}
 	for _, r := range got {
 		if strings.Contains(string(r.body), "smuggled") {
-			c.Errorf("a hidden request was answered: %v", got)
+			t.Errorf("a hidden request was answered: %v", got)
 		}
 	}
 	if len(got) > 2 {
-		c.Errorf("%d answers to one request and the honest one: %v", len(got), got)
+		t.Errorf("%d answers to one request and the honest one: %v", len(got), got)
 	}
-	checkBackend(c, b, tok)
+	checkBackend(t, b, tok)
 }
 
 // checkBackend fails if b received anything for tok other than the honest
 // request; recheckAtEnd looks again when the whole test ends.
-func checkBackend(c *checker, b *backend, tok string) {
-	c.Helper()
+func checkBackend(t *testing.T, b *backend, tok string) {
+	t.Helper()
 	for _, msg := range unexpected(b, tok) {
-		c.Errorf("%s", msg)
+		t.Errorf("%s", msg)
 	}
 	late.Lock()
 	defer late.Unlock()
-	late.checks = append(late.checks, lateCheck{c.Name(), c.known, b, tok})
+	late.checks = append(late.checks, lateCheck{t.Name(), b, tok})
 }
 
 func unexpected(b *backend, tok string) []string {
@@ -163,9 +161,9 @@ var late struct {
 }
 
 type lateCheck struct {
-	name, known string
-	b           *backend
-	tok         string
+	name string
+	b    *backend
+	tok  string
 }
 
 // recheckAtEnd repeats the backend checks of t's cases once all of them
@@ -176,14 +174,11 @@ func recheckAtEnd(t *testing.T) {
 		defer late.Unlock()
 		seen := map[string]bool{}
 		for _, l := range late.checks {
-			if !strings.HasPrefix(l.name, t.Name()+"/") || seen[l.name] || l.known != "" && os.Getenv(envKnownFailing) == "skip" {
+			if !strings.HasPrefix(l.name, t.Name()+"/") || seen[l.name] {
 				continue
 			}
 			for _, msg := range unexpected(l.b, l.tok) {
 				seen[l.name] = true
-				if l.known != "" {
-					msg = fmt.Sprintf("KNOWN FAILING before #18's fix (%s): %s", l.known, msg)
-				}
 				t.Errorf("%s, by the end of the test: %s", l.name, msg)
 			}
 		}

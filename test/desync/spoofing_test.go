@@ -67,42 +67,41 @@ func TestSpoofing_ForwardedHeaders(t *testing.T) {
 			for _, shape := range shapes {
 				t.Run(peer.name+"/"+shape.name, func(t *testing.T) {
 					t.Parallel()
-					c := check(t)
 					tok := token(t)
 					path := "/echo/" + tok
 					host, scheme := hostApp, "http"
 					if shape.via != "http" {
 						host, scheme = hostTLS, "https"
 					}
-					status := sendSpoofed(c, p, shape.via, peer.ip, host, path, shape.build, spoof("http"))
+					status := sendSpoofed(t, p, shape.via, peer.ip, host, path, shape.build, spoof("http"))
 					r, ok := p.app.request(tok, 10*time.Second)
 					switch {
 					case !ok && strings.HasPrefix(shape.name, "absolute-form") && status == 400:
 						return // refused: safe
 					case !ok:
-						c.Fatalf("the backend did not receive the request (the client got %d)", status)
+						t.Fatalf("the backend did not receive the request (the client got %d)", status)
 					}
 					h := r.Header
 					if r.Host != host || h.Get("X-Forwarded-Host") != host {
-						c.Errorf("Host %q, X-Forwarded-Host %q; want the routed host %s", r.Host, h.Get("X-Forwarded-Host"), host)
+						t.Errorf("Host %q, X-Forwarded-Host %q; want the routed host %s", r.Host, h.Get("X-Forwarded-Host"), host)
 					}
 					xff := strings.Join(h.Values("X-Forwarded-For"), ", ")
 					if peer.trusted {
 						// What a trusted proxy says of the client (its
 						// address, its scheme) may be kept.
 						if want := "6.6.6.6, " + peer.ip; xff != want {
-							c.Errorf("X-Forwarded-For %q from a trusted peer, want %q (appended to)", xff, want)
+							t.Errorf("X-Forwarded-For %q from a trusted peer, want %q (appended to)", xff, want)
 						}
 						return
 					}
 					if got := h.Get("X-Forwarded-Proto"); got != scheme {
-						c.Errorf("X-Forwarded-Proto %q, want %s", got, scheme)
+						t.Errorf("X-Forwarded-Proto %q, want %s", got, scheme)
 					}
 					if xff != peer.ip {
-						c.Errorf("X-Forwarded-For %q, want %q", xff, peer.ip)
+						t.Errorf("X-Forwarded-For %q, want %q", xff, peer.ip)
 					}
 					if v := h.Get("X-Real-IP"); v != "" && v != peer.ip {
-						c.Errorf("X-Real-IP %q, want none or %s", v, peer.ip)
+						t.Errorf("X-Real-IP %q, want none or %s", v, peer.ip)
 					}
 					for name, vs := range h {
 						switch name {
@@ -111,7 +110,7 @@ func TestSpoofing_ForwardedHeaders(t *testing.T) {
 						}
 						for _, v := range vs {
 							if strings.Contains(v, "6.6.6.6") || strings.Contains(v, "evil.test") {
-								c.Errorf("the backend received the client's %s: %s", name, v)
+								t.Errorf("the backend received the client's %s: %s", name, v)
 							}
 						}
 					}
@@ -124,17 +123,17 @@ func TestSpoofing_ForwardedHeaders(t *testing.T) {
 // sendSpoofed sends one request built by build (or, for via "h2", an
 // HTTP/2 GET carrying the header lines in spoof) from the local address
 // from, and returns the status of the answer.
-func sendSpoofed(c *checker, p *proxy, via, from, host, path string, build func(host, path string) string, spoof string) int {
-	c.Helper()
+func sendSpoofed(t *testing.T, p *proxy, via, from, host, path string, build func(host, path string) string, spoof string) int {
+	t.Helper()
 	if via == "h2" {
-		req, _ := http.NewRequestWithContext(c.Context(), http.MethodGet, "https://"+host+path, nil)
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://"+host+path, nil)
 		for _, line := range strings.Split(strings.TrimSpace(spoof), "\r\n") {
 			name, value, _ := strings.Cut(line, ": ")
 			req.Header.Add(name, value)
 		}
-		resp, err := p.h2(c, from).Do(req)
+		resp, err := p.h2(t, from).Do(req)
 		if err != nil {
-			c.Fatalf("HTTP/2 request: %v", err)
+			t.Fatalf("HTTP/2 request: %v", err)
 		}
 		resp.Body.Close()
 		return resp.StatusCode
@@ -143,15 +142,15 @@ func sendSpoofed(c *checker, p *proxy, via, from, host, path string, build func(
 	if via == "https" {
 		sni = host
 	}
-	cl := p.dial(c, via, sni, from)
+	cl := p.dial(t, via, sni, from)
 	defer cl.close()
 	if err := cl.write(build(host, path)); err != nil {
-		c.Fatalf("write: %v", err)
+		t.Fatalf("write: %v", err)
 	}
 	for {
 		r, err := cl.next(10 * time.Second)
 		if err != nil {
-			c.Fatalf("no answer: %v", err)
+			t.Fatalf("no answer: %v", err)
 		}
 		if r.status != http.StatusContinue {
 			return r.status

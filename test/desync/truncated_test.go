@@ -35,17 +35,16 @@ func TestTruncated_Responses(t *testing.T) {
 				}
 				t.Run(kind+"/"+shape.name, func(t *testing.T) {
 					t.Parallel()
-					c := check(t)
 					path := "/" + kind + "/" + token(t)
 					if shape.via == "h2" {
-						resp, err := p.h2(c, "").Get("https://" + hostTLS + path)
+						resp, err := p.h2(t, "").Get("https://" + hostTLS + path)
 						if err != nil {
 							return // no response at all: the client knows
 						}
 						defer resp.Body.Close()
 						body, err := io.ReadAll(resp.Body)
 						if err == nil && resp.StatusCode != http.StatusBadGateway {
-							c.Errorf("%s %d with %d bytes, ended cleanly: the truncated response looks complete", resp.Proto, resp.StatusCode, len(body))
+							t.Errorf("%s %d with %d bytes, ended cleanly: the truncated response looks complete", resp.Proto, resp.StatusCode, len(body))
 						}
 						return
 					}
@@ -53,7 +52,7 @@ func TestTruncated_Responses(t *testing.T) {
 					if shape.via == "https" {
 						host = hostTLS
 					}
-					cl := p.dial(c, shape.via, host, "")
+					cl := p.dial(t, shape.via, host, "")
 					cl.write("GET " + path + " " + shape.proto + "\r\nHost: " + host + "\r\n" + shape.extra + "\r\n")
 					got, end := cl.until(10*time.Second, func(response) bool { return true })
 					switch {
@@ -63,9 +62,9 @@ func TestTruncated_Responses(t *testing.T) {
 						// Answered before anything was sent: fine.
 					case got[0].bodyErr == nil:
 						closed, _ := cl.closedWithin(2 * time.Second)
-						c.Errorf("%d with %d bytes, ended cleanly (then closed: %v): the truncated response looks complete", got[0].status, len(got[0].body), closed)
+						t.Errorf("%d with %d bytes, ended cleanly (then closed: %v): the truncated response looks complete", got[0].status, len(got[0].body), closed)
 					case end != endClosed:
-						c.Errorf("the response broke off, then %s", end)
+						t.Errorf("the response broke off, then %s", end)
 					}
 				})
 			}
