@@ -56,8 +56,9 @@ func (e *NotLiveError) Error() string {
 // After wait (DefaultWait when zero or negative) it returns a
 // *NotLiveError saying what was missing; the routes are set and will be
 // served as soon as the gateway gets there, so callers record it as a
-// warning rather than fail the deployment. No gateway having reported at
-// all is such an error too. When ctx ends first it returns ctx.Err(); an
+// warning rather than fail the deployment. No gateway having reported
+// within StaleAfter is such an error at once: there is none to wait for.
+// When ctx ends first it returns ctx.Err(); an
 // error reading the reports is returned at once.
 func WaitRouteLive(ctx context.Context, r Reports, version int64, hostnames []string, wait time.Duration) error {
 	if wait <= 0 {
@@ -82,6 +83,11 @@ func WaitRouteLive(ctx context.Context, r Reports, version int64, hostnames []st
 		missing := missing(reports, version, want)
 		if len(missing) == 0 {
 			return nil
+		}
+		if len(reports) == 0 {
+			// No gateway is there to wait for (none runs, or none
+			// reports: one made before the reports).
+			return &NotLiveError{Version: version, Hostnames: want, Waited: time.Since(start), Missing: missing}
 		}
 		select {
 		case <-ctx.Done():

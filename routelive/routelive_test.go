@@ -84,11 +84,21 @@ func TestWaitRouteLive(t *testing.T) {
 		}
 	})
 
+	t.Run("no gateway is not waited for", func(t *testing.T) {
+		t.Parallel()
+		// With an hour's bound, returning at all is the proof.
+		var notLive *NotLiveError
+		if err := WaitRouteLive(t.Context(), &reports{}, 7, hosts, time.Hour); !errors.As(err, &notLive) {
+			t.Fatalf("err = %v, want a NotLiveError", err)
+		}
+	})
+
 	t.Run("the context ends the wait", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
-		go func() { done <- WaitRouteLive(ctx, &reports{}, 7, hosts, time.Minute) }()
+		behind := &reports{list: []store.GatewayReport{{Gateway: "gw", TableVersion: 6}}}
+		go func() { done <- WaitRouteLive(ctx, behind, 7, hosts, time.Minute) }()
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
