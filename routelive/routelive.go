@@ -27,6 +27,10 @@ const (
 	// 5 minutes, so one silent for longer is gone (or cut off from the
 	// control plane) and not waited for.
 	StaleAfter = 15 * time.Minute
+	// NoGatewayWait bounds the wait while no gateway has reported within
+	// StaleAfter: a gateway just started reports as soon as it has its
+	// first table; otherwise none runs (or it predates the reports).
+	NoGatewayWait = 5 * time.Second
 	// pollEvery is how often the reports are read again.
 	pollEvery = 200 * time.Millisecond
 )
@@ -57,8 +61,7 @@ func (e *NotLiveError) Error() string {
 // *NotLiveError saying what was missing; the routes are set and will be
 // served as soon as the gateway gets there, so callers record it as a
 // warning rather than fail the deployment. No gateway having reported
-// within StaleAfter is such an error at once: there is none to wait for.
-// When ctx ends first it returns ctx.Err(); an
+// within StaleAfter is such an error after NoGatewayWait at most. When ctx ends first it returns ctx.Err(); an
 // error reading the reports is returned at once.
 func WaitRouteLive(ctx context.Context, r Reports, version int64, hostnames []string, wait time.Duration) error {
 	if wait <= 0 {
@@ -84,7 +87,7 @@ func WaitRouteLive(ctx context.Context, r Reports, version int64, hostnames []st
 		if len(missing) == 0 {
 			return nil
 		}
-		if len(reports) == 0 {
+		if len(reports) == 0 && time.Since(start) >= min(wait, NoGatewayWait) {
 			// No gateway is there to wait for (none runs, or none
 			// reports: one made before the reports).
 			return &NotLiveError{Version: version, Hostnames: want, Waited: time.Since(start), Missing: missing}

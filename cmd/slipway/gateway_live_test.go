@@ -85,6 +85,20 @@ func TestGatewayFeed_RoutesLive(t *testing.T) {
 		return v
 	}
 
+	// The gateway reports once it has its first table.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		reports, err := st.ListGatewayReports(ctx, time.Now().Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reports) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the gateway never reported")
+		}
+	}
+
 	redirect := store.DeployedRoute{Hostname: "old.example.com", Visibility: "public", RedirectTo: "https://new.example.com", RedirectStatus: 308}
 	v := set(route("app.example.com", upPort), redirect)
 	if err := routelive.WaitRouteLive(ctx, st, v, []string{"app.example.com", "old.example.com"}, 30*time.Second); err != nil {
