@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -402,12 +401,6 @@ func isDialError(err error) bool {
 func isTimeout(err error) bool {
 	var te interface{ Timeout() bool }
 	return errors.As(err, &te) && te.Timeout()
-}
-
-// closedWhileIdle says whether err is what a pooled connection the
-// backend had closed looks like before any byte of an answer.
-func closedWhileIdle(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 var (

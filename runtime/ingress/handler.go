@@ -218,17 +218,6 @@ func sendsLength(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
-func headerHasToken(values []string, token string) bool {
-	for _, v := range values {
-		for opt := range strings.SplitSeq(v, ",") {
-			if foldEqual(strings.TrimSpace(opt), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // appendRequestHead appends the request line and fields the backend gets
 // (without framing fields and the final empty line) and reports whether
 // the request is idempotent. Host is the host that routed the request.
