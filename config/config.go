@@ -84,6 +84,10 @@ type Ingress struct {
 	// The gateway's own /metrics, published on the host for Prometheus.
 	MetricsAddr      string `toml:"metrics_addr" doc:"Host ip:port where the gateway container publishes its /metrics (slipway_gateway_* per route, Go runtime), such as 127.0.0.1:9100 or a private interface; empty: no gateway metrics."`
 	MetricsTokenFile string `toml:"metrics_token_file" doc:"Absolute path of the file holding the bearer token that scrapes of metrics_addr must send (Authorization: Bearer <token>); required with metrics_addr, mounted read-only into the gateway container, which reads it when it starts."`
+	// Limits on every request the gateway passes on.
+	MaxBodyBytes           int64    `toml:"max_body_bytes" doc:"Largest request body the gateway passes to an application, in bytes; a larger one is answered 413 and its connection closed. 0 turns the limit off. The default, 100 MiB, lets ordinary uploads through (nginx's 1 MiB refuses most of them); raise it for applications that take backups or videos."`
+	BodyIdleTimeoutSeconds int      `toml:"body_idle_timeout_seconds" doc:"Seconds a client may send nothing of a request body it started before the gateway answers 408, closes its connection and releases the application's (nginx's client_body_timeout)."`
+	TrustedProxies         []string `toml:"trusted_proxies" doc:"Proxies in front of the gateway (load balancers, CDNs), as CIDRs or addresses such as [\"10.0.0.0/8\"]: from them the gateway appends to X-Forwarded-For and keeps X-Forwarded-Proto; from every other client it replaces X-Forwarded-*, Forwarded and X-Real-IP. Empty: no client is trusted."`
 }
 
 // ACME holds the gateway's certificate settings.
@@ -155,9 +159,12 @@ func Default() Config {
 		},
 		Telemetry: Telemetry{MetricsIntervalSeconds: 30},
 		Ingress: Ingress{
-			Enabled:   true,
-			HTTPPort:  80,
-			HTTPSPort: 443,
+			Enabled:                true,
+			HTTPPort:               80,
+			HTTPSPort:              443,
+			MaxBodyBytes:           100 << 20,
+			BodyIdleTimeoutSeconds: 60,
+			TrustedProxies:         []string{},
 		},
 		GitHub:   GitHub{APIURL: "https://api.github.com"},
 		Worker:   Worker{DeployConcurrency: 4},

@@ -55,6 +55,7 @@ func sample() Config {
 			Image:    "registry.example.com/slipway:1.2.0",
 			FeedAddr: "10.0.0.1:8081", GatewayToken: "gw-s3cret",
 			MetricsAddr: "127.0.0.1:9100", MetricsTokenFile: "/etc/slipway/gateway-metrics-token",
+			MaxBodyBytes: 1 << 30, BodyIdleTimeoutSeconds: 30, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.5"},
 			ACME: ACME{
 				Directory: "https://acme.example.com/directory", Email: "ops@example.com",
 				CARoot: "/etc/slipway/acme-root.pem", CertDir: "/etc/slipway/certs",
@@ -84,7 +85,7 @@ func TestSample_DiffersFromDefaultInEveryKey(t *testing.T) {
 		if f.Key == "metrics.token_file" || f.Key == "ingress.gateway_token_file" {
 			continue // exclusive with metrics.token, covered by TestLoad_EveryKeyFromEnv
 		}
-		if f.value(&s).Interface() == f.value(&d).Interface() {
+		if reflect.DeepEqual(f.value(&s).Interface(), f.value(&d).Interface()) {
 			t.Errorf("%s: sample equals the default, so the env test cannot see it change", f.Key)
 		}
 	}
@@ -268,7 +269,7 @@ func TestLoad_PartialTableKeepsOtherDefaults(t *testing.T) {
 	}
 	want := Default()
 	want.Previews.MaxTotal = 50
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
 	}
 }
@@ -296,7 +297,7 @@ func TestLoad_FileLocation(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.toml")
 	good := writeFile(t, "[worker]\ndeploy_concurrency = 7\n")
 
-	if c, err := (Options{Path: missing, LookupEnv: noEnv}).Load(); err != nil || c != Default() {
+	if c, err := (Options{Path: missing, LookupEnv: noEnv}).Load(); err != nil || !reflect.DeepEqual(c, Default()) {
 		t.Errorf("missing default file: %v", err)
 	}
 	_, err := Options{Path: missing, Explicit: true, LookupEnv: noEnv}.Load()
@@ -319,7 +320,7 @@ func TestLoad_FileLocation(t *testing.T) {
 	if err != nil || c.Worker.DeployConcurrency != 7 {
 		t.Errorf("SLIPWAY_CONFIG must win over Fallback: %d, %v", c.Worker.DeployConcurrency, err)
 	}
-	if c, err := (Options{Fallback: missing, LookupEnv: noEnv}).Load(); err != nil || c != Default() {
+	if c, err := (Options{Fallback: missing, LookupEnv: noEnv}).Load(); err != nil || !reflect.DeepEqual(c, Default()) {
 		t.Errorf("missing fallback file: %v", err)
 	}
 	dir := t.TempDir()
@@ -437,7 +438,7 @@ func TestDefaultFile_DecodesToDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c != Default() {
+	if !reflect.DeepEqual(c, Default()) {
 		t.Errorf("commented default file decodes to %+v", c)
 	}
 	// Uncommenting every setting must give the defaults too, so the
@@ -451,7 +452,7 @@ func TestDefaultFile_DecodesToDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("uncommented default file: %v\n%s", err, uncommented)
 	}
-	if c != Default() {
+	if !reflect.DeepEqual(c, Default()) {
 		t.Errorf("uncommented default file decodes to %+v", c)
 	}
 	for _, f := range fields() {
@@ -472,7 +473,7 @@ func TestWriteDefault(t *testing.T) {
 		t.Fatalf("mode %v, %v", st.Mode(), err)
 	}
 	c, err := Options{Path: path, Explicit: true, LookupEnv: noEnv}.Load()
-	if err != nil || c != Default() {
+	if err != nil || !reflect.DeepEqual(c, Default()) {
 		t.Fatalf("load written default: %+v, %v", c, err)
 	}
 	if err := os.WriteFile(path, []byte("[worker]\ndeploy_concurrency = 9\n"), 0o600); err != nil {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // envPrefix starts every canonical environment variable name.
@@ -96,6 +98,8 @@ func (f field) typeName() string {
 		return "boolean"
 	case reflect.Int, reflect.Int64:
 		return "integer"
+	case reflect.Slice:
+		return "array of strings"
 	}
 	panic("config: unsupported kind " + f.kind.String())
 }
@@ -122,8 +126,34 @@ func (f field) set(c *Config, s string) error {
 			return fmt.Errorf("must be an integer, got %q", s)
 		}
 		v.SetInt(n)
+	case reflect.Slice:
+		list, err := parseList(s)
+		if err != nil {
+			return err
+		}
+		v.Set(reflect.ValueOf(list))
 	}
 	return nil
+}
+
+// parseList reads an array of strings from the environment or a flag:
+// written as TOML (["a", "b"]) or as a comma-separated list (a,b).
+func parseList(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		var doc struct{ V []string }
+		if err := toml.Unmarshal([]byte("V = "+s), &doc); err != nil {
+			return nil, fmt.Errorf("must be an array of strings such as [\"a\", \"b\"] or a comma-separated list, got %q", s)
+		}
+		return doc.V, nil
+	}
+	list := []string{}
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			list = append(list, item)
+		}
+	}
+	return list, nil
 }
 
 // tomlValue is the key's value in c written as a TOML value.
@@ -134,6 +164,12 @@ func (f field) tomlValue(c *Config) string {
 		return strconv.Quote(v.String())
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
+	case reflect.Slice:
+		quoted := make([]string, v.Len())
+		for i := range quoted {
+			quoted[i] = strconv.Quote(v.Index(i).String())
+		}
+		return "[" + strings.Join(quoted, ", ") + "]"
 	default:
 		return strconv.FormatInt(v.Int(), 10)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -103,6 +104,16 @@ func (c Config) validate() Errors {
 	if in.Image != "" {
 		if _, err := reference.ParseNormalizedNamed(in.Image); err != nil {
 			v.add("ingress.image", CodeValueInvalid, fmt.Sprintf("must be an image reference such as registry.example.com/slipway:1.2.0 (%v), got %q", err, in.Image))
+		}
+	}
+	v.intRange("ingress.max_body_bytes", in.MaxBodyBytes, 0, 1<<50)
+	v.intRange("ingress.body_idle_timeout_seconds", int64(in.BodyIdleTimeoutSeconds), 1, MaxTimeoutSeconds)
+	for i, p := range in.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err == nil {
+			continue
+		}
+		if _, err := netip.ParseAddr(p); err != nil {
+			v.add(fmt.Sprintf("ingress.trusted_proxies[%d]", i), CodeAddressInvalid, fmt.Sprintf("must be a CIDR such as 10.0.0.0/8 or an IP address, got %q", p))
 		}
 	}
 	v.httpURL("ingress.acme.directory", in.ACME.Directory, false)

@@ -159,13 +159,22 @@ func ingressRoute(r store.DeployedRoute) ingress.Route {
 }
 
 // storeCertificateReport keeps the gateway's certificate state of every
-// routed hostname for the API, the CLI and the dashboard.
+// routed hostname for the API, the CLI and the dashboard, and what the
+// gateway serves (the table version and the routes it can serve) for the
+// deployment pipeline (routelive.WaitRouteLive). Gateways that predate
+// those reports send no name.
 func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.CertificateReport) error {
 	certs := make([]store.RouteCertificate, 0, len(r.Certificates))
 	for _, c := range r.Certificates {
 		certs = append(certs, store.RouteCertificate{Hostname: c.Hostname, State: string(c.State), ExpiresAt: c.ExpiresAt, LastError: c.LastError})
 	}
-	return st.ReportRouteCertificates(ctx, certs)
+	if err := st.ReportRouteCertificates(ctx, certs); err != nil {
+		return err
+	}
+	if r.Gateway == "" {
+		return nil
+	}
+	return st.ReportGateway(ctx, store.GatewayReport{Gateway: r.Gateway, TableVersion: r.TableVersion, Live: r.Live})
 }
 
 // TCP is the optional TCP listener of the route feed

@@ -93,26 +93,29 @@ func (r *run) recordBoundWarnings(ctx context.Context, warnings []BoundWarning) 
 }
 
 // DeploymentWarnings lists the warnings recorded on a deployment's
-// progress (the preview bounds), ordered by path.
+// progress (the preview bounds and imports on the capture step, routes not
+// yet live on the routes step), ordered by path.
 func DeploymentWarnings(d store.Deployment) []string {
 	p, err := ParseProgress(d.Steps)
 	if err != nil {
 		return nil
 	}
-	c := p.Find("capture")
-	if c == nil {
-		return nil
-	}
-	var paths []string
-	for k := range c.Detail {
-		if path, ok := strings.CutPrefix(k, "warning:"); ok {
-			paths = append(paths, path)
+	warnings := map[string]string{}
+	for _, step := range p.Steps {
+		for k, v := range step.Detail {
+			if path, ok := strings.CutPrefix(k, "warning:"); ok {
+				warnings[path] = v
+			}
 		}
 	}
+	paths := make([]string, 0, len(warnings))
+	for path := range warnings {
+		paths = append(paths, path)
+	}
 	sort.Strings(paths)
-	out := make([]string, 0, len(paths))
+	var out []string
 	for _, path := range paths {
-		out = append(out, path+": "+c.Detail["warning:"+path])
+		out = append(out, path+": "+warnings[path])
 	}
 	return out
 }

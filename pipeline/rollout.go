@@ -1,6 +1,12 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/slipwayhq/slipway/routelive"
+)
 
 // rollout updates every service in dependency order and waits for each to
 // converge before its dependents, then activates the routes.
@@ -23,7 +29,12 @@ func (r *run) rollout(ctx context.Context) error {
 		if err := r.start(ctx, "routes"); err != nil {
 			return err
 		}
-		if err := r.p.Routes.Activate(ctx, r.d, r.env, r.d.RenderedManifest); err != nil {
+		err := r.p.Routes.Activate(ctx, r.d, r.env, r.d.RenderedManifest)
+		var notLive *routelive.NotLiveError
+		if errors.As(err, &notLive) {
+			return r.routesNotLive(ctx, notLive)
+		}
+		if err != nil {
 			return err
 		}
 		return r.finish(ctx, "routes", StepSucceeded, "")
@@ -58,4 +69,23 @@ func (r *run) serviceFailed(ctx context.Context, step string, err error) error {
 		_ = r.finish(ctx, step, StepFailed, err.Error())
 	}
 	return f
+}
+
+// CodeRoutesNotLive is the warning of a deployment whose routes were set
+// but not yet served by every gateway when the routes step's bound passed.
+const CodeRoutesNotLive = "routes_not_live"
+
+// routesNotLive finishes the routes step with e as a warning on it (shown
+// by DeploymentWarnings) and one deployment.warning event: the routes are
+// set and will be served once the gateway gets there.
+func (r *run) routesNotLive(ctx context.Context, e *routelive.NotLiveError) error {
+	r.progress.Finish("routes", StepSucceeded, "not yet served by every gateway", time.Now().UTC())
+	step := r.progress.Find("routes")
+	if step.Detail == nil {
+		step.Detail = map[string]string{}
+	}
+	step.Detail["warning:spec.routes"] = CodeRoutesNotLive + ": " + e.Error()
+	r.event(ctx, "deployment.warning", map[string]any{"warnings": []BoundWarning{{Path: "spec.routes", Code: CodeRoutesNotLive, Message: e.Error()}}})
+	r.traceStep(ctx, "routes")
+	return r.save(ctx)
 }

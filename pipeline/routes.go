@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -24,6 +26,12 @@ type GatewayConnector interface {
 type GatewayRoutes struct {
 	Store   *store.Store
 	Gateway GatewayConnector
+	// WaitLive makes Activate wait until every gateway serves the routes
+	// it set (routelive.WaitRouteLive), at most LiveBound
+	// (routelive.DefaultWait when zero). Off where no gateway reports
+	// (ingress disabled).
+	WaitLive  bool
+	LiveBound time.Duration
 }
 
 var _ RoutesHook = (*GatewayRoutes)(nil)
@@ -64,13 +72,33 @@ func (g *GatewayRoutes) Withdraw(ctx context.Context, d store.Deployment, env st
 	return g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, kept)
 }
 
-// Activate makes the environment's routes exactly the rendered manifest's.
+// Activate makes the environment's routes exactly the rendered manifest's
+// and, with WaitLive, returns once every gateway serves them. A
+// *routelive.NotLiveError says the bound passed first: the routes are set
+// and the deployment goes on, with that as a warning.
 func (g *GatewayRoutes) Activate(ctx context.Context, d store.Deployment, env store.Environment, rendered []byte) error {
 	m, err := manifest.Decode(rendered, "json")
 	if err != nil {
 		return fmt.Errorf("activate routes: decode rendered manifest: %w", err)
 	}
-	return g.conflictFailure(ctx, env, g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, DeployedRoutes(d, env, m)))
+	routes := DeployedRoutes(d, env, m)
+	if err := g.conflictFailure(ctx, env, g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, routes)); err != nil {
+		return err
+	}
+	if !g.WaitLive || len(routes) == 0 {
+		return nil
+	}
+	// The version read after the routes were set holds them (or a later
+	// table does).
+	version, err := g.Store.RouteTableVersion(ctx)
+	if err != nil {
+		return err
+	}
+	hostnames := make([]string, 0, len(routes))
+	for _, r := range routes {
+		hostnames = append(hostnames, r.Hostname)
+	}
+	return routelive.WaitRouteLive(ctx, g.Store, version, hostnames, g.LiveBound)
 }
 
 // reserve checks hostname ownership again at deploy time, before anything

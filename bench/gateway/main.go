@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,13 +24,19 @@ import (
 
 	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/test/proxyrig"
 )
 
 const (
-	roleEnv   = "SLIPWAY_BENCH_ROLE"
-	portEnv   = "SLIPWAY_BENCH_PORT"
-	targetEnv = "SLIPWAY_BENCH_BACKEND_PORT"
-	benchHost = "bench.example.com"
+	roleEnv    = "SLIPWAY_BENCH_ROLE"
+	portEnv    = "SLIPWAY_BENCH_PORT"
+	tlsPortEnv = "SLIPWAY_BENCH_TLS_PORT"
+	certDirEnv = "SLIPWAY_BENCH_CERT_DIR"
+	targetEnv  = "SLIPWAY_BENCH_BACKEND_PORT"
+	// benchHost is served over plain HTTP; benchTLSHost, with a
+	// certificate, over HTTPS (the gateway redirects plain HTTP for it).
+	benchHost    = "bench.example.com"
+	benchTLSHost = "secure.bench.example.com"
 )
 
 func main() {
@@ -41,17 +48,22 @@ func main() {
 		return
 	}
 	short := flag.Bool("short", false, "run each target for about 3 s")
-	duration := flag.Duration("duration", 20*time.Second, "wrk duration per target")
-	conns := flag.Int("connections", 64, "wrk connections")
+	duration := flag.Duration("duration", 20*time.Second, "load duration per target and mode")
+	conns := flag.Int("connections", 64, "connections (wrk; HTTP/2: one in 8, with 8 streams each; handshakes: one in 4 at a time)")
 	rounds := flag.Int("rounds", 4, "interleaved rounds the duration is split into")
 	procs := flag.Int("gateway-gomaxprocs", 0, "GOMAXPROCS of the gateway process (0: Go's default, the CPUs available)")
+	only := flag.String("modes", "", "comma-separated modes to run (plain, https-h1, https-h2, handshakes); empty: all")
 	flag.Parse()
+	var modes []string
+	if *only != "" {
+		modes = strings.Split(*only, ",")
+	}
 	if *short {
 		*duration, *rounds = 3*time.Second, 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Rounds: *rounds, GatewayProcs: *procs, Out: os.Stdout}); err != nil {
+	if _, err := Run(ctx, Options{Duration: *duration, Connections: *conns, Rounds: *rounds, GatewayProcs: *procs, Modes: modes, Out: os.Stdout}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -66,16 +78,23 @@ type Options struct {
 	// GatewayProcs sets GOMAXPROCS for the gateway process; 0 leaves
 	// Go's default.
 	GatewayProcs int
-	Out          io.Writer
+	// Modes limits the run to the modes named (nil: all).
+	Modes []string
+	Out   io.Writer
 }
 
-// Result is what wrk measured for one target.
+// Result is what one mode measured for one target.
 type Result struct {
-	Name     string
+	// Name is the target; Mode is plain, https-h1, https-h2 or
+	// handshakes.
+	Name, Mode string
+	// ReqPerS counts requests, or in the handshakes mode connections.
 	ReqPerS  float64
 	P99      time.Duration
 	Non2xx   int
 	ErrCount int
+	// Errors counts the errors by kind (Go clients only).
+	Errors map[string]int
 
 	requests int64
 	cpu      cpuTime // of the proxy's processes
@@ -136,31 +155,66 @@ func cpuUse(pid int) cpuTime {
 	return use
 }
 
-// Run starts the backend, the gateway and nginx, measures each with wrk and
-// prints the results.
+// target is one server the load goes to.
+type target struct {
+	name, addr string
+	// pid is whose CPU time the target's requests cost: the proxy's
+	// (nginx: the master and its workers), 0 for the backend alone.
+	pid int
+}
+
+// mode is one way of loading the targets: a protocol, a client and what
+// the gateway should reach against nginx.
+type mode struct {
+	name, title string
+	// unit names what load counts: requests or handshakes.
+	unit    string
+	targets []target
+	load    func(ctx context.Context, t target, d time.Duration) (Result, error)
+	// minRatio and maxP99Ratio are the goals, gateway/nginx (0: none).
+	minRatio, maxP99Ratio float64
+}
+
+// The goals of issue 18, as ratios gateway/nginx from one run.
+const (
+	goalPlain      = 0.90
+	goalHTTPS      = 0.80
+	goalHTTPSP99   = 1.50
+	goalHandshakes = 0.50
+)
+
+// Run starts the backend, the gateway and nginx (both with one ECDSA
+// P-256 certificate for HTTPS), measures each mode and prints the
+// results.
 func Run(ctx context.Context, o Options) ([]Result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	for _, bin := range []string{"wrk", "nginx"} {
-		if _, err := lookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s is required (Debian package %s): %w", bin, bin, err)
-		}
+	if _, err := proxyrig.LookPath("wrk"); err != nil {
+		return nil, fmt.Errorf("wrk is required (Debian package wrk): %w", err)
 	}
 	tmp, err := os.MkdirTemp("", "gwbench")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	// 127.0.0.1 is in the certificate and routed too: wrk names the
+	// address of its URL in the TLS handshake (SNI).
+	cert, err := proxyrig.WriteCertificate(filepath.Join(tmp, "certs"), "bench", benchTLSHost, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
 
-	backendPort, gatewayPort, nginxPort := freePort(), freePort(), freePort()
+	backendPort, gatewayPort, gatewayTLSPort := proxyrig.FreePort(), proxyrig.FreePort(), proxyrig.FreePort()
+	nginxPort, nginxTLSPort := proxyrig.FreePort(), proxyrig.FreePort()
 	backend, err := startProcess(ctx, self, nil, roleEnv+"=backend", fmt.Sprintf("%s=%d", portEnv, backendPort))
 	if err != nil {
 		return nil, err
 	}
 	defer stopProcess(backend)
-	gatewayEnv := []string{roleEnv + "=gateway", fmt.Sprintf("%s=%d", portEnv, gatewayPort), fmt.Sprintf("%s=%d", targetEnv, backendPort)}
+	gatewayEnv := []string{roleEnv + "=gateway", fmt.Sprintf("%s=%d", portEnv, gatewayPort), fmt.Sprintf("%s=%d", tlsPortEnv, gatewayTLSPort),
+		fmt.Sprintf("%s=%d", targetEnv, backendPort), certDirEnv + "=" + cert.Dir}
 	if o.GatewayProcs > 0 {
 		gatewayEnv = append(gatewayEnv, fmt.Sprintf("GOMAXPROCS=%d", o.GatewayProcs))
 	}
@@ -169,83 +223,162 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, err
 	}
 	defer stopProcess(gateway)
-	nginxBin, _ := lookPath("nginx")
-	conf := filepath.Join(tmp, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(nginxConf(nginxPort, backendPort, o.Connections)), 0o644); err != nil {
-		return nil, err
-	}
-	nginx, err := startProcess(ctx, nginxBin, []string{"-p", tmp, "-c", conf, "-e", filepath.Join(tmp, "error.log"), "-g", "daemon off;"})
+	nginx, err := proxyrig.StartNginx(ctx, filepath.Join(tmp, "nginx"), nginxConf(nginxPort, nginxTLSPort, backendPort, o.Connections, cert))
 	if err != nil {
 		return nil, err
 	}
-	defer stopProcess(nginx)
+	defer nginx.Stop()
 
-	// pid says whose CPU time a target's requests cost: the proxy's
-	// (nginx: the master and its workers), none for the backend alone.
-	targets := []struct {
-		name, addr string
-		pid        int
-	}{
-		{"backend (direct)", fmt.Sprintf("127.0.0.1:%d", backendPort), 0},
-		{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxPort), nginx.Process.Pid},
-		{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayPort), gateway.Process.Pid},
-	}
-	for _, t := range targets {
-		if err := waitReady(ctx, t.addr); err != nil {
+	direct := target{"backend (direct)", fmt.Sprintf("127.0.0.1:%d", backendPort), 0}
+	plainNginx := target{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxPort), nginx.Pid()}
+	plainGateway := target{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayPort), gateway.Process.Pid}
+	tlsNginx := target{"nginx", fmt.Sprintf("127.0.0.1:%d", nginxTLSPort), nginx.Pid()}
+	tlsGateway := target{"slipway gateway", fmt.Sprintf("127.0.0.1:%d", gatewayTLSPort), gateway.Process.Pid}
+	for _, t := range []target{direct, plainNginx, plainGateway} {
+		if err := waitReady(ctx, "http://"+t.addr, benchHost, nil); err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", t.name, t.addr, err)
 		}
 	}
+	for _, t := range []target{tlsNginx, tlsGateway} {
+		// Verified here, once: the same certificate on both.
+		if err := waitReady(ctx, "https://"+t.addr, benchTLSHost, cert.ClientConfig(benchTLSHost)); err != nil {
+			return nil, fmt.Errorf("%s at https://%s: %w", t.name, t.addr, err)
+		}
+	}
+
+	conns := o.Connections
+	h2conns := max(1, conns/8)
+	workers := max(1, conns/4)
+	modes := []mode{
+		{name: "plain", title: fmt.Sprintf("plain HTTP/1.1, keep-alive (wrk, %d connections)", conns), unit: "req/s",
+			targets: []target{direct, plainNginx, plainGateway}, minRatio: goalPlain,
+			load: func(ctx context.Context, t target, d time.Duration) (Result, error) {
+				return runWrk(ctx, "http://"+t.addr+"/", benchHost, conns, d)
+			}},
+		{name: "https-h1", title: fmt.Sprintf("HTTPS, TLS 1.3, HTTP/1.1 keep-alive (wrk, %d connections)", conns), unit: "req/s",
+			targets: []target{tlsNginx, tlsGateway}, minRatio: goalHTTPS, maxP99Ratio: goalHTTPSP99,
+			load: func(ctx context.Context, t target, d time.Duration) (Result, error) {
+				return runWrk(ctx, "https://"+t.addr+"/", benchTLSHost, conns, d)
+			}},
+		{name: "https-h2", title: fmt.Sprintf("HTTPS, TLS 1.3, HTTP/2 (Go client, %d connections x 8 streams)", h2conns), unit: "req/s",
+			targets: []target{tlsNginx, tlsGateway}, minRatio: goalHTTPS, maxP99Ratio: goalHTTPSP99,
+			load: func(ctx context.Context, t target, d time.Duration) (Result, error) {
+				return h2Load(ctx, t.addr, h2conns, 8, d), nil
+			}},
+		{name: "handshakes", title: fmt.Sprintf("new TLS 1.3 connections: full handshake (X25519, ECDSA P-256), one request, close (Go client, %d at a time)", workers), unit: "handshakes/s",
+			targets: []target{tlsNginx, tlsGateway}, minRatio: goalHandshakes,
+			load: func(ctx context.Context, t target, d time.Duration) (Result, error) {
+				return handshakeLoad(ctx, t.addr, workers, d), nil
+			}},
+	}
 	rounds := max(1, o.Rounds)
 	per := max(time.Second, o.Duration/time.Duration(rounds))
-	results := make([]Result, len(targets))
-	p99s := make([][]time.Duration, len(targets))
-	for i, t := range targets {
-		results[i].Name = t.name
+	fmt.Fprintf(o.Out, "one backend on loopback; %s per target in %d interleaved rounds; GOMAXPROCS of the gateway: %s\n", per*time.Duration(rounds), rounds, procsLabel(o.GatewayProcs))
+	var all []Result
+	for _, m := range modes {
+		if o.Modes != nil && !slices.Contains(o.Modes, m.name) {
+			continue
+		}
+		results, err := measure(ctx, m, rounds, per, o.Out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.name, err)
+		}
+		all = append(all, results...)
+	}
+	return all, nil
+}
+
+func procsLabel(n int) string {
+	if n == 0 {
+		return "the CPUs available"
+	}
+	return strconv.Itoa(n)
+}
+
+// measure loads m's targets in interleaved rounds and prints the figures,
+// the last two targets being nginx and the gateway.
+func measure(ctx context.Context, m mode, rounds int, per time.Duration, out io.Writer) ([]Result, error) {
+	results := make([]Result, len(m.targets))
+	p99s := make([][]time.Duration, len(m.targets))
+	for i, t := range m.targets {
+		results[i].Name, results[i].Mode = t.name, m.name
 		// A short warm-up fills connection pools on both sides.
-		if _, err := runWrk(ctx, t.addr, o.Connections, time.Second); err != nil {
+		if _, err := m.load(ctx, t, time.Second); err != nil {
 			return nil, fmt.Errorf("%s warm-up: %w", t.name, err)
 		}
 	}
+	ng, gw := len(m.targets)-2, len(m.targets)-1
 	var tputRatios, p99Ratios, cpuRatios []float64
 	for round := range rounds {
 		// Rounds interleave the targets (in a rotating order), so load
-		// from other processes on the machine hits all three alike.
-		got := make([]Result, len(targets))
-		for k := range targets {
-			i := (k + round) % len(targets)
-			cpu0 := cpuUse(targets[i].pid)
-			r, err := runWrk(ctx, targets[i].addr, o.Connections, per)
+		// from other processes on the machine hits all alike.
+		got := make([]Result, len(m.targets))
+		for k := range m.targets {
+			i := (k + round) % len(m.targets)
+			cpu0 := cpuUse(m.targets[i].pid)
+			r, err := m.load(ctx, m.targets[i], per)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", targets[i].name, err)
+				return nil, fmt.Errorf("%s: %w", m.targets[i].name, err)
 			}
-			r.cpu = cpuUse(targets[i].pid).sub(cpu0)
+			r.cpu = cpuUse(m.targets[i].pid).sub(cpu0)
 			results[i].cpu = results[i].cpu.add(r.cpu)
 			results[i].requests += r.requests
-			got[i] = r
 			results[i].ReqPerS += r.ReqPerS / float64(rounds)
 			results[i].Non2xx += r.Non2xx
 			results[i].ErrCount += r.ErrCount
+			for k, n := range r.Errors {
+				if results[i].Errors == nil {
+					results[i].Errors = map[string]int{}
+				}
+				results[i].Errors[k] += n
+			}
 			p99s[i] = append(p99s[i], r.P99)
+			got[i] = r
 		}
-		tputRatios = append(tputRatios, got[2].ReqPerS/got[1].ReqPerS)
-		p99Ratios = append(p99Ratios, float64(got[2].P99)/float64(got[1].P99))
-		cpuRatios = append(cpuRatios, float64(got[2].CPUPerRequest())/float64(got[1].CPUPerRequest()))
+		tputRatios = append(tputRatios, got[gw].ReqPerS/got[ng].ReqPerS)
+		p99Ratios = append(p99Ratios, float64(got[gw].P99)/float64(got[ng].P99))
+		cpuRatios = append(cpuRatios, float64(got[gw].CPUPerRequest())/float64(got[ng].CPUPerRequest()))
 	}
 	for i := range results {
 		results[i].P99 = median(p99s[i])
 	}
-	fmt.Fprintf(o.Out, "wrk: %d connections, %s per target in %d interleaved rounds, one backend on loopback\n", o.Connections, per*time.Duration(rounds), rounds)
-	fmt.Fprintf(o.Out, "%-18s %12s %10s %8s\n", "target", "req/s", "p99", "errors")
-	for _, r := range results {
-		fmt.Fprintf(o.Out, "%-18s %12.0f %10s %8d\n", r.Name, r.ReqPerS, r.P99.Round(10*time.Microsecond), r.Non2xx+r.ErrCount)
+	per1 := "request"
+	if m.unit == "handshakes/s" {
+		per1 = "handshake"
 	}
-	direct, ng, gw := results[0], results[1], results[2]
-	fmt.Fprintf(o.Out, "proxy CPU per request (all processes of each; less sensitive to other load than req/s):\n")
-	fmt.Fprintf(o.Out, "  nginx   %s\n  gateway %s\n", ng.cpu.per(ng.requests), gw.cpu.per(gw.requests))
-	fmt.Fprintf(o.Out, "CPU/req    gateway/nginx %.2f (rounds %s)\n", float64(gw.CPUPerRequest())/float64(ng.CPUPerRequest()), spread(cpuRatios))
-	fmt.Fprintf(o.Out, "throughput gateway/nginx %.2f (target >= 0.90; rounds %s), gateway/direct %.2f\n", gw.ReqPerS/ng.ReqPerS, spread(tputRatios), gw.ReqPerS/direct.ReqPerS)
-	fmt.Fprintf(o.Out, "p99        gateway/nginx %.2f (target <= 1.25; rounds %s), gateway/direct %.2f\n", float64(gw.P99)/float64(ng.P99), spread(p99Ratios), float64(gw.P99)/float64(direct.P99))
+	fmt.Fprintf(out, "\n%s\n", m.title)
+	fmt.Fprintf(out, "  %-18s %13s %10s %7s   %s\n", "target", m.unit, "p99", "errors", "proxy CPU per "+per1+" (all its processes)")
+	for _, r := range results {
+		cpu := "-"
+		if r.cpu.total() > 0 {
+			cpu = r.cpu.per(r.requests).String()
+		}
+		fmt.Fprintf(out, "  %-18s %13.0f %10s %7d   %s\n", r.Name, r.ReqPerS, r.P99.Round(10*time.Microsecond), r.Non2xx+r.ErrCount, cpu)
+	}
+	for _, r := range results {
+		for k, n := range r.Errors {
+			fmt.Fprintf(out, "  %s errors: %d x %s\n", r.Name, n, k)
+		}
+	}
+	n, g := results[ng], results[gw]
+	fmt.Fprintf(out, "  gateway/nginx: %s %.2f (%s; rounds %s)", m.unit, g.ReqPerS/n.ReqPerS, goal(">=", m.minRatio, g.ReqPerS/n.ReqPerS), spread(tputRatios))
+	fmt.Fprintf(out, ", p99 %.2f (%s; rounds %s)", float64(g.P99)/float64(n.P99), goal("<=", m.maxP99Ratio, float64(g.P99)/float64(n.P99)), spread(p99Ratios))
+	fmt.Fprintf(out, ", CPU per %s %.2f (rounds %s)\n", per1, float64(g.CPUPerRequest())/float64(n.CPUPerRequest()), spread(cpuRatios))
+	if m.targets[0].pid == 0 {
+		fmt.Fprintf(out, "  gateway/direct: %s %.2f, p99 %.2f\n", m.unit, g.ReqPerS/results[0].ReqPerS, float64(g.P99)/float64(results[0].P99))
+	}
 	return results, nil
+}
+
+// goal prints a ratio's goal and whether it is met ("no goal" for 0).
+func goal(op string, want, got float64) string {
+	switch {
+	case want == 0:
+		return "no goal"
+	case op == ">=" && got >= want, op == "<=" && got <= want:
+		return fmt.Sprintf("goal %s %.2f: met", op, want)
+	}
+	return fmt.Sprintf("goal %s %.2f: NOT met", op, want)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -259,17 +392,10 @@ func spread(rs []float64) string {
 	return fmt.Sprintf("%.2f-%.2f", slices.Min(rs), slices.Max(rs))
 }
 
-func nginxConf(port, backendPort, conns int) string {
-	return fmt.Sprintf(`worker_processes auto;
-pid nginx.pid;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path body;
-  proxy_temp_path proxy;
-  fastcgi_temp_path fastcgi;
-  uwsgi_temp_path uwsgi;
-  scgi_temp_path scgi;
+// nginxConf proxies plain HTTP and HTTPS (TLS 1.3, HTTP/2 offered) to the
+// backend as the gateway does.
+func nginxConf(port, tlsPort, backendPort, conns int, cert proxyrig.Certificate) string {
+	return proxyrig.NginxConfig("auto", fmt.Sprintf(`
   # As the gateway: client and upstream connections are reused without a
   # request limit (nginx closes them after 1000 requests by default).
   keepalive_requests 1000000;
@@ -280,6 +406,10 @@ http {
   }
   server {
     listen 127.0.0.1:%d;
+    listen 127.0.0.1:%d ssl http2;
+    ssl_certificate %s;
+    ssl_certificate_key %s;
+    ssl_protocols TLSv1.3;
     location / {
       proxy_pass http://backend;
       proxy_http_version 1.1;
@@ -290,8 +420,7 @@ http {
       proxy_set_header X-Forwarded-Host $host;
     }
   }
-}
-`, backendPort, conns*2, port)
+`, backendPort, conns*2, port, tlsPort, cert.CertFile, cert.KeyFile))
 }
 
 var (
@@ -302,9 +431,9 @@ var (
 	sockErr = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
 )
 
-func runWrk(ctx context.Context, addr string, conns int, d time.Duration) (Result, error) {
-	wrk, _ := lookPath("wrk")
-	cmd := exec.CommandContext(ctx, wrk, "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", max(1, int(d.Seconds()))), "--latency", "-H", "Host: "+benchHost, "http://"+addr+"/")
+func runWrk(ctx context.Context, url, host string, conns int, d time.Duration) (Result, error) {
+	wrk, _ := proxyrig.LookPath("wrk")
+	cmd := exec.CommandContext(ctx, wrk, "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", max(1, int(d.Seconds()))), "--latency", "-H", "Host: "+host, url)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return Result{}, fmt.Errorf("wrk: %w: %s", err, out)
@@ -336,16 +465,6 @@ func runWrk(ctx context.Context, addr string, conns int, d time.Duration) (Resul
 	return r, nil
 }
 
-func lookPath(name string) (string, error) {
-	for _, dir := range []string{"/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"} {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	return exec.LookPath(name)
-}
-
 func startProcess(ctx context.Context, bin string, args []string, env ...string) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -370,12 +489,16 @@ func stopProcess(cmd *exec.Cmd) {
 	}
 }
 
-func waitReady(ctx context.Context, addr string) error {
+// waitReady waits until base answers 200 for host; with tlsCfg, over
+// TLS, verifying the certificate.
+func waitReady(ctx context.Context, base, host string, tlsCfg *tls.Config) error {
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/", nil)
-		req.Host = benchHost
-		resp, err := http.DefaultClient.Do(req)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/", nil)
+		req.Host = host
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -388,15 +511,6 @@ func waitReady(ctx context.Context, addr string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func runRole(role string) error {
@@ -427,7 +541,7 @@ func runRole(role string) error {
 			defer pprof.StopCPUProfile()
 		}
 		ingress.TuneGC()
-		err := runGateway(ctx, port, os.Getenv(targetEnv))
+		err := runGateway(ctx, port, os.Getenv(tlsPortEnv), os.Getenv(targetEnv), os.Getenv(certDirEnv))
 		var ru syscall.Rusage
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		fmt.Fprintf(os.Stderr, "gateway process CPU: user %.2fs system %.2fs\n", time.Duration(ru.Utime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds())
@@ -445,8 +559,9 @@ func (loopback) LookupHost(context.Context, string) ([]string, error) {
 }
 
 // runGateway runs the real gateway (ingress.Run) fed by a real Publisher
-// over a unix socket, as in production.
-func runGateway(ctx context.Context, port, backendPort string) error {
+// over a unix socket, as in production, with the operator certificate in
+// certDir for HTTPS.
+func runGateway(ctx context.Context, port, tlsPort, backendPort, certDir string) error {
 	dir, err := os.MkdirTemp("", "gwbench-gw")
 	if err != nil {
 		return err
@@ -457,10 +572,15 @@ func runGateway(ctx context.Context, port, backendPort string) error {
 		return fmt.Errorf("%s: %w", targetEnv, err)
 	}
 	pub := ingress.NewPublisher()
-	if err := pub.Publish(ingress.Table{Version: 1, Routes: []ingress.Route{{
-		Hostname: benchHost, Visibility: ingress.VisibilityPublic,
-		Backend: &ingress.Backend{Service: "backend", Port: bp},
-	}}}); err != nil {
+	// The certificate is chosen by the name in the TLS handshake, which
+	// wrk takes from its URL: 127.0.0.1 is routed (and in the
+	// certificate) for that; requests name benchTLSHost.
+	var routes []ingress.Route
+	for _, host := range []string{benchHost, benchTLSHost, "127.0.0.1"} {
+		routes = append(routes, ingress.Route{Hostname: host, Visibility: ingress.VisibilityPublic,
+			Backend: &ingress.Backend{Service: "backend", Port: bp}})
+	}
+	if err := pub.Publish(ingress.Table{Version: 1, Routes: routes}); err != nil {
 		return err
 	}
 	sock := filepath.Join(dir, "cp.sock")
@@ -474,11 +594,13 @@ func runGateway(ctx context.Context, port, backendPort string) error {
 	go http.Serve(ln, mux)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return ingress.Run(ctx, ingress.Config{
-		HTTPAddr: "127.0.0.1:" + port,
-		Source:   ingress.Source{SocketPath: sock},
-		DataDir:  filepath.Join(dir, "data"),
-		Log:      log,
-		Resolver: loopback{},
+		HTTPAddr:  "127.0.0.1:" + port,
+		HTTPSAddr: "127.0.0.1:" + tlsPort,
+		TLS:       ingress.TLSOptions{CertDir: certDir},
+		Source:    ingress.Source{SocketPath: sock},
+		DataDir:   filepath.Join(dir, "data"),
+		Log:       log,
+		Resolver:  loopback{},
 		// Recorded as in production with a metrics listener.
 		Metrics: metrics.New(nil),
 	})

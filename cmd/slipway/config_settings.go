@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slipwayhq/slipway/config"
@@ -64,7 +66,9 @@ func jobsConfig(cfg config.Config, work bool, logger *slog.Logger) jobs.Config {
 // gatewayContainerConfig is the gateway container serve and dev keep, from
 // [ingress]: published ports, the private listener, the image, the
 // certificate settings handed to the gateway as its SLIPWAY_ACME_* and
-// SLIPWAY_GATEWAY_CERT_DIR variables, and the metrics listener.
+// SLIPWAY_GATEWAY_CERT_DIR variables, the request limits and trusted
+// proxies as its SLIPWAY_GATEWAY_MAX_BODY_BYTES, _BODY_IDLE_TIMEOUT_SECONDS
+// and _TRUSTED_PROXIES, and the metrics listener.
 // SLIPWAY_GATEWAY_INTERNAL_CA, a gateway-only switch, is passed through.
 func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 	in := cfg.Ingress
@@ -79,6 +83,10 @@ func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 		ingress.EnvACMECARoot:    in.ACME.CARoot,
 		ingress.EnvCertDir:       in.ACME.CertDir,
 		ingress.EnvInternalCA:    os.Getenv(ingress.EnvInternalCA),
+		// 0 is no limit, for the gateway as in the configuration.
+		ingress.EnvMaxBodyBytes:    strconv.FormatInt(in.MaxBodyBytes, 10),
+		ingress.EnvBodyIdleTimeout: strconv.Itoa(in.BodyIdleTimeoutSeconds),
+		ingress.EnvTrustedProxies:  strings.Join(in.TrustedProxies, ","),
 	} {
 		if v != "" {
 			gc.Env[name] = v

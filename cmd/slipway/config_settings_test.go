@@ -71,6 +71,9 @@ http_port = 8081
 https_port = 8443
 private_addr = "127.0.0.1:9443"
 image = "registry.example.com/slipway:1.2.0"
+max_body_bytes = 0
+body_idle_timeout_seconds = 5
+trusted_proxies = ["10.0.0.0/8", "192.168.1.5"]
 
 [ingress.acme]
 directory = "https://acme.example.com/directory"
@@ -139,6 +142,10 @@ pull = false
 		ingress.EnvACMEEmail:     "ops@example.com",
 		ingress.EnvACMECARoot:    "/etc/slipway/acme-root.pem",
 		ingress.EnvCertDir:       "/etc/slipway/certs",
+		// 0: no limit, for the gateway as in the file.
+		ingress.EnvMaxBodyBytes:    "0",
+		ingress.EnvBodyIdleTimeout: "5",
+		ingress.EnvTrustedProxies:  "10.0.0.0/8,192.168.1.5",
 	}
 	if len(gc.Env) != len(wantEnv) {
 		t.Errorf("gateway env = %v, want %v", gc.Env, wantEnv)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestConfigDefaultCommand(t *testing.T) {
 	}
 	noEnv := func(string) (string, bool) { return "", false }
 	c, err := config.Options{Path: path, Explicit: true, LookupEnv: noEnv}.Load()
-	if err != nil || c != config.Default() {
+	if err != nil || !reflect.DeepEqual(c, config.Default()) {
 		t.Errorf("config default does not decode to the defaults: %v", err)
 	}
 }

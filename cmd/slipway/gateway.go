@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -15,7 +16,8 @@ import (
 // the slipway-gateway container. Every flag defaults to its environment
 // variable, which is how gatewayctl configures the container.
 func newGatewayCommand() *cobra.Command {
-	cfg := ingress.ConfigFromEnv(os.Getenv)
+	cfg, envErr := ingress.ConfigFromEnv(os.Getenv)
+	maxBody, bodyIdle, trusted := os.Getenv(ingress.EnvMaxBodyBytes), os.Getenv(ingress.EnvBodyIdleTimeout), os.Getenv(ingress.EnvTrustedProxies)
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run the ingress gateway (HTTP/HTTPS reverse proxy fed by the control plane)",
@@ -25,6 +27,14 @@ gateway token, keeps the last table in its data directory, and serves it even
 while the control plane is down.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			limits, err := ingress.ParseLimits(maxBody, bodyIdle, trusted)
+			if err != nil {
+				return err
+			}
+			if envErr != nil && !errors.Is(envErr, ingress.ErrLimits) {
+				return envErr
+			}
+			cfg.Limits = limits
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -48,5 +58,9 @@ while the control plane is down.`,
 	f.StringVar(&cfg.TLS.ACMECARoot, "acme-ca-root", cfg.TLS.ACMECARoot, "PEM file of roots trusted for the ACME server ($"+ingress.EnvACMECARoot+")")
 	f.StringVar(&cfg.TLS.CertDir, "cert-dir", cfg.TLS.CertDir, "directory of operator certificates NAME.crt + NAME.key ($"+ingress.EnvCertDir+")")
 	f.BoolVar(&cfg.TLS.InternalCA, "internal-ca", cfg.TLS.InternalCA, "issue certificates from a local CA for names ACME does not cover ($"+ingress.EnvInternalCA+")")
+	f.StringVar(&maxBody, "max-body-bytes", maxBody, "request body limit in bytes, 0 for none; empty: 100 MiB ($"+ingress.EnvMaxBodyBytes+")")
+	f.StringVar(&bodyIdle, "body-idle-timeout", bodyIdle, "seconds a client may send nothing of its request body before it is cut off; empty: 60 ($"+ingress.EnvBodyIdleTimeout+")")
+	f.StringVar(&trusted, "trusted-proxies", trusted, "comma-separated CIDRs of proxies in front of the gateway whose X-Forwarded-* headers are kept ($"+ingress.EnvTrustedProxies+")")
+	f.StringVar(&cfg.Name, "name", cfg.Name, "name the gateway reports itself as to the control plane, default the host name ($"+ingress.EnvName+")")
 	return cmd
 }

@@ -40,7 +40,10 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, e
 	if !enabled {
 		return &pipeline.GatewayRoutes{Store: st, Gateway: noGateway{}}
 	}
-	return &pipeline.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName))}
+	// Every gateway reports what it serves to serve's feed (the one
+	// serve runs, or one an operator runs with SLIPWAY_GATEWAY=off), so a
+	// deployment's routes step waits for them.
+	return &pipeline.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName)), WaitLive: true}
 }
 
 // noGateway is the gateway of an installation with ingress.enabled =

@@ -30,12 +30,13 @@ func poke(c chan<- struct{}) {
 	}
 }
 
-// reportCertificates sends the control plane the certificate state of
-// every route the gateway serves whenever it changes (and every
-// reportResendEvery), until ctx ends. certs is nil when HTTPS is off: every
+// reportState sends the control plane the state of the route table the
+// gateway serves whenever it changes (and every reportResendEvery), until
+// ctx ends: its version, the certificate state of every route, and which
+// routes it can serve (liveness). certs is nil when HTTPS is off: every
 // route is then reported without a certificate. A control plane that is
 // down or does not take reports yet costs nothing but a retry.
-func reportCertificates(ctx context.Context, f *Feeder, p *Proxy, certs *certificates, changed <-chan struct{}) {
+func reportState(ctx context.Context, f *Feeder, p *Proxy, certs *certificates, name string, changed <-chan struct{}) {
 	tick := time.NewTicker(reportCheckEvery)
 	defer tick.Stop()
 	var sent []byte
@@ -49,7 +50,7 @@ func reportCertificates(ctx context.Context, f *Feeder, p *Proxy, certs *certifi
 		case <-tick.C:
 		}
 		t := p.Table()
-		rep := CertificateReport{TableVersion: t.Version, Certificates: make([]CertificateStatus, 0, len(t.Routes))}
+		rep := CertificateReport{TableVersion: t.Version, Certificates: make([]CertificateStatus, 0, len(t.Routes)), Gateway: name, Live: p.live.hostnames(&t)}
 		for i := range t.Routes {
 			rep.Certificates = append(rep.Certificates, certs.status(&t.Routes[i]))
 		}

@@ -55,6 +55,12 @@ type CertificateStatus struct {
 type CertificateReport struct {
 	TableVersion int64               `json:"table_version"`
 	Certificates []CertificateStatus `json:"certificates"`
+	// Gateway names the reporting gateway (its container's name, or its
+	// host name). Gateways that set it also report Live.
+	Gateway string `json:"gateway,omitempty"`
+	// Live lists the hostnames of TableVersion the gateway can serve now:
+	// redirects, and routes whose backend accepted a connection.
+	Live []string `json:"live,omitempty"`
 }
 
 // CertificatesPath is where serve receives CertificateReports.
@@ -65,6 +71,14 @@ const maxReportBytes = 32 << 20
 
 // Validate checks every entry and names the first bad one.
 func (r CertificateReport) Validate() error {
+	if len(r.Gateway) > 253 {
+		return TableError{Path: "gateway", Code: "gateway_name_invalid", Message: "gateway name is longer than 253 characters"}
+	}
+	for i, h := range r.Live {
+		if msg := validHostname(h); msg != "" {
+			return TableError{Path: fmt.Sprintf("live[%d]", i), Code: "live_hostname_invalid", Message: fmt.Sprintf("hostname %q %s", h, msg)}
+		}
+	}
 	for i, c := range r.Certificates {
 		if msg := validHostname(c.Hostname); msg != "" {
 			return TableError{Path: fmt.Sprintf("certificates[%d].hostname", i), Code: "certificate_hostname_invalid", Message: fmt.Sprintf("hostname %q %s", c.Hostname, msg)}

@@ -1,11 +1,15 @@
 // Package ingress is the Slipway gateway: the route table and its JSON wire
-// format, the hostname matcher, the reverse proxy with its backend pools
-// (epoll event loops on the plain-HTTP listeners for the common request,
-// fasthttp for the requests they hand over, net/http for TLS and HTTP/2
-// and for the connections fasthttp hands over: upgrades, ACME challenges),
-// the long-poll feed between the control plane (Publisher) and the gateway
-// (Feeder), TLS through certmagic, and the certificate state report the
-// gateway sends back to the control plane (CertificateReport).
+// format, the hostname matcher, the reverse proxy — epoll event loops on
+// the plain-HTTP listeners for the common request (loop.go,
+// loopproxy.go), a goroutine HTTP/1 server for HTTPS and for every
+// connection a loop hands over (conn.go), net/http's HTTP/2 server
+// (server.go, handler.go), all sharing one forwarding core (forward.go,
+// relay.go) and one backend pool per task (pool.go, upstream.go,
+// transport.go) — the long-poll feed between the
+// control plane (Publisher) and the gateway (Feeder), TLS through
+// certmagic, and the state report the gateway sends back to the control
+// plane (CertificateReport: certificates, and which routes it can serve,
+// liveness.go).
 //
 // It runs inside the slipway-gateway container, so it must not import
 // Postgres, the store, or anything of the control plane; the control plane

@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slipwayhq/slipway/metrics"
-	"github.com/valyala/fasthttp"
 )
 
 // Config is everything `slipway gateway` needs.
@@ -40,6 +41,12 @@ type Config struct {
 	// Metrics records the requests; nil creates a registry when
 	// MetricsAddr is set.
 	Metrics *metrics.Registry
+
+	// Limits are the request body limits and the trusted proxies.
+	Limits Limits
+	// Name is what the gateway reports itself as to the control plane
+	// (its container's name); empty means the host name.
+	Name string
 
 	Log *slog.Logger
 	// Resolver defaults to net.DefaultResolver.
@@ -71,11 +78,20 @@ const (
 	EnvACMEDirectory    = "SLIPWAY_ACME_DIRECTORY"
 	EnvACMEEmail        = "SLIPWAY_ACME_EMAIL"
 	EnvACMECARoot       = "SLIPWAY_ACME_CA_ROOT"
+	EnvName             = "SLIPWAY_GATEWAY_ID"
+	// EnvMaxBodyBytes is the request body limit in bytes (0: none);
+	// EnvBodyIdleTimeout the body idle timeout in seconds;
+	// EnvTrustedProxies a comma-separated list of CIDRs (or addresses).
+	EnvMaxBodyBytes    = "SLIPWAY_GATEWAY_MAX_BODY_BYTES"
+	EnvBodyIdleTimeout = "SLIPWAY_GATEWAY_BODY_IDLE_TIMEOUT_SECONDS"
+	EnvTrustedProxies  = "SLIPWAY_GATEWAY_TRUSTED_PROXIES"
 )
 
 // ConfigFromEnv reads the gateway configuration from the environment, with
-// the defaults of the container (":80", ":443", data in /data).
-func ConfigFromEnv(getenv func(string) string) Config {
+// the defaults of the container (":80", ":443", data in /data); a limit it
+// cannot read is an error naming the variable (wrapping ErrLimits), with
+// the rest of the configuration read.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	or := func(k, def string) string {
 		if v := getenv(k); v != "" {
 			return v
@@ -83,6 +99,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		return def
 	}
 	internalCA, _ := strconv.ParseBool(getenv(EnvInternalCA))
+	limits, err := ParseLimits(getenv(EnvMaxBodyBytes), getenv(EnvBodyIdleTimeout), getenv(EnvTrustedProxies))
 	return Config{
 		HTTPAddr:    or(EnvListenHTTP, ":80"),
 		HTTPSAddr:   or(EnvListenHTTPS, ":443"),
@@ -103,7 +120,70 @@ func ConfigFromEnv(getenv func(string) string) Config {
 			CertDir:       getenv(EnvCertDir),
 			InternalCA:    internalCA,
 		},
+		Limits: limits,
+		Name:   getenv(EnvName),
+	}, err
+}
+
+// ErrLimits is what ParseLimits's errors wrap.
+var ErrLimits = errors.New("gateway limits")
+
+// ParseLimits reads Limits as the environment (EnvMaxBodyBytes,
+// EnvBodyIdleTimeout, EnvTrustedProxies) writes them; empty strings keep
+// the defaults, a body limit of 0 means none.
+func ParseLimits(maxBodyBytes, bodyIdleSeconds, trustedProxies string) (Limits, error) {
+	var l Limits
+	if maxBodyBytes != "" {
+		n, err := strconv.ParseInt(maxBodyBytes, 10, 64)
+		if err != nil || n < 0 {
+			return Limits{}, fmt.Errorf("%w: %s=%q: must be a number of bytes, 0 for no limit (gateway_max_body_bytes_invalid)", ErrLimits, EnvMaxBodyBytes, maxBodyBytes)
+		}
+		l.MaxBodyBytes = n
+		if n == 0 {
+			l.MaxBodyBytes = -1
+		}
 	}
+	if bodyIdleSeconds != "" {
+		n, err := strconv.Atoi(bodyIdleSeconds)
+		if err != nil || n < 1 {
+			return Limits{}, fmt.Errorf("%w: %s=%q: must be a positive number of seconds (gateway_body_idle_timeout_invalid)", ErrLimits, EnvBodyIdleTimeout, bodyIdleSeconds)
+		}
+		l.BodyIdleTimeout = time.Duration(n) * time.Second
+	}
+	for _, s := range strings.Split(trustedProxies, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := ParseTrustedProxy(s)
+		if err != nil {
+			return Limits{}, fmt.Errorf("%w: %s: %v (gateway_trusted_proxies_invalid)", ErrLimits, EnvTrustedProxies, err)
+		}
+		l.TrustedProxies = append(l.TrustedProxies, p)
+	}
+	return l, nil
+}
+
+// ParseTrustedProxy reads one trusted proxy: a CIDR ("10.0.0.0/8") or a
+// single address.
+func ParseTrustedProxy(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is neither a CIDR such as 10.0.0.0/8 nor an IP address", s)
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// name is what the gateway reports itself as.
+func (c Config) name() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	host, _ := os.Hostname()
+	return host
 }
 
 // Run serves until ctx ends, then shuts the listeners down gracefully.
@@ -121,6 +201,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	proxy := NewProxy(ctx, log, cfg.Resolver)
+	proxy.SetLimits(cfg.Limits)
 	var metricsToken string
 	if cfg.MetricsAddr != "" {
 		var err error
@@ -171,8 +252,14 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	httpHandler := proxy.Handler(ListenerHTTP)
+	srv := newServer(proxy, log)
+	// The plain-HTTP listeners are served by the event loops (loop.go),
+	// which hand the connections they do not serve themselves to srv.
+	// Without event loops (not on Linux) srv reads them all. Made before
+	// the first table, which starts using the backend pools.
+	loops := newLoopServer(proxy, log, srv)
 	changed := make(chan struct{}, 1)
+	proxy.live.changed = changed
 	apply := func(t Table) error {
 		if err := proxy.SetTable(t); err != nil {
 			return err
@@ -190,7 +277,9 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 		proxy.hasCertificate = certs.hasPublicCertificate
-		httpHandler = certs.httpHandler(httpHandler)
+		if certs.issuer != nil {
+			proxy.acme = certs.issuer
+		}
 		tlsCfg = certs.tlsConfig()
 		apply = func(t Table) error {
 			if err := proxy.SetTable(t); err != nil {
@@ -209,65 +298,29 @@ func Run(ctx context.Context, cfg Config) error {
 	// Restored before any listener serves: a restart never answers 404
 	// for routes the stored table holds.
 	go feeder.RunFrom(ctx, feeder.Restore())
-	go reportCertificates(ctx, feeder, proxy, certs, changed)
+	go reportState(ctx, feeder, proxy, certs, cfg.name(), changed)
 
-	errc := make(chan error, 6)
-	var servers []*http.Server
-	var fastServers []*fasthttp.Server
-	serve := func(ln net.Listener, serve func(net.Listener) error) {
+	errc := make(chan error, 4)
+	run := func(what string, serve func() error) {
 		go func() {
-			if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- fmt.Errorf("gateway listener %s: %w", ln.Addr(), err)
+			if err := serve(); err != nil {
+				errc <- fmt.Errorf("gateway %s: %w", what, err)
 			}
 		}()
 	}
-	newServer := func(h http.Handler, tlsCfg *tls.Config) *http.Server {
-		srv := &http.Server{
-			Handler:           h,
-			TLSConfig:         tlsCfg,
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-			// No write timeout: streams and websockets stay open as long
-			// as the application keeps them open.
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		}
-		servers = append(servers, srv)
-		return srv
-	}
-	start := func(ln net.Listener, h http.Handler, tlsCfg *tls.Config) string {
-		if ln == nil {
-			return ""
-		}
-		srv := newServer(h, tlsCfg)
-		if tlsCfg != nil {
-			serve(ln, func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") })
-		} else {
-			serve(ln, srv.Serve)
-		}
-		return ln.Addr().String()
-	}
-	// startFast serves a plain-HTTP listener with the event loops (see
-	// loop.go), which hand connections over to fasthttp, which hands them
-	// over to a net/http server with h (see fast.go). Without event loops
-	// (not on Linux) fasthttp serves the listener.
-	loops := newLoopServer(proxy, log)
+	run("server", srv.serve)
+	var metricsSrv *http.Server
 	var startErr error
-	startFast := func(ln net.Listener, l Listener, h http.Handler) string {
+	startPlain := func(ln net.Listener, l Listener) string {
 		if ln == nil {
 			return ""
 		}
-		handoff := newHandoff(ln.Addr())
-		serve(handoff, newServer(h, nil).Serve)
-		acme := l == ListenerHTTP && certs != nil && certs.issuer != nil
-		fs := proxy.newFastServer(l, handoff, acme)
-		fastServers = append(fastServers, fs)
+		addr := ln.Addr().String()
 		if loops == nil {
-			serve(ln, fs.Serve)
-			return ln.Addr().String()
+			run("listener "+addr, func() error { return acceptPlain(ln, l, srv) })
+			return addr
 		}
-		fromLoops := newHandoff(ln.Addr())
-		serve(fromLoops, fs.Serve)
-		if err := loops.add(ln, l, acme, fromLoops); err != nil {
+		if err := loops.add(ln, l, l == ListenerHTTP && proxy.acme != nil); err != nil {
 			if startErr == nil {
 				startErr = err
 			}
@@ -276,12 +329,15 @@ func Run(ctx context.Context, cfg Config) error {
 			// close when they stop: from then on connections are refused.
 			ln.Close()
 		}
-		return ln.Addr().String()
+		return addr
 	}
 	addrs := Addrs{
-		HTTP:    startFast(httpLn, ListenerHTTP, httpHandler),
-		HTTPS:   start(httpsLn, proxy.Handler(ListenerHTTPS), tlsCfg),
-		Private: startFast(privateLn, ListenerPrivate, proxy.Handler(ListenerPrivate)),
+		HTTP:    startPlain(httpLn, ListenerHTTP),
+		Private: startPlain(privateLn, ListenerPrivate),
+	}
+	if httpsLn != nil {
+		addrs.HTTPS = httpsLn.Addr().String()
+		run("listener "+addrs.HTTPS, func() error { return srv.serveTLS(httpsLn, tlsCfg) })
 	}
 	if startErr == nil && loops != nil {
 		startErr = loops.start()
@@ -290,7 +346,14 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("gateway: %w", startErr)
 	}
 	if metricsLn != nil {
-		addrs.Metrics = start(metricsLn, metricsHandler(cfg.Metrics, metricsToken), nil)
+		metricsSrv = &http.Server{Handler: metricsHandler(cfg.Metrics, metricsToken), ReadHeaderTimeout: clientHeadTimeout}
+		addrs.Metrics = metricsLn.Addr().String()
+		run("metrics listener", func() error {
+			if err := metricsSrv.Serve(metricsLn); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		})
 	}
 	log.Info("gateway listening", "http", addrs.HTTP, "https", addrs.HTTPS, "private", addrs.Private, "metrics", addrs.Metrics, "addresses", interfaceAddrs())
 	if cfg.Ready != nil {
@@ -302,18 +365,25 @@ func Run(ctx context.Context, cfg Config) error {
 		err = nil
 	case err = <-errc:
 	}
-	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdownCtx, stop := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer stop()
+	if httpsLn != nil {
+		httpsLn.Close()
+	}
 	if loops != nil {
 		loops.shutdown(shutdownCtx)
 	}
-	for _, fs := range fastServers {
-		fs.ShutdownWithContext(shutdownCtx)
-	}
-	for _, srv := range servers {
-		srv.Shutdown(shutdownCtx)
+	srv.shutdown(shutdownCtx)
+	if metricsSrv != nil {
+		metricsSrv.Shutdown(shutdownCtx)
 	}
 	return err
+}
+
+// acceptPlain serves a plain-HTTP listener without event loops: srv's
+// HTTP/1 server reads every connection.
+func acceptPlain(ln net.Listener, l Listener, srv *server) error {
+	return srv.accept(ln, func(c net.Conn) { go srv.serveHTTP1(c, l, nil) })
 }
 
 func splitAddr(a net.Addr) (string, int) {

@@ -109,11 +109,22 @@ type testBundle struct {
 
 func setup(t *testing.T, withTLS bool) *testBundle {
 	t.Helper()
+	return setupWith(t, func(cfg *Config) {
+		if withTLS {
+			cfg.HTTPSAddr = "127.0.0.1:0"
+			cfg.TLS.InternalCA = true
+		}
+	})
+}
+
+// setupWith starts a gateway whose configuration configure changes.
+func setupWith(t *testing.T, configure func(*Config)) *testBundle {
+	t.Helper()
 	dir := shortDir(t)
 	pub := NewPublisher()
 	pub.Wait = 2 * time.Second
 	b := &testBundle{dir: dir, cp: startControlPlane(t, pub, filepath.Join(dir, "cp.sock")), resolver: &staticResolver{hosts: map[string][]string{}}}
-	b.start(t, withTLS)
+	b.startWith(t, configure)
 	return b
 }
 
@@ -342,13 +353,7 @@ func TestGateway_Streams(t *testing.T) {
 				http.Error(w, "want upgrade", 400)
 				return
 			}
-			conn, rw, _ := w.(http.Hijacker).Hijack()
-			defer conn.Close()
-			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-			rw.Flush()
-			line, _ := rw.ReadString('\n')
-			rw.WriteString("echo " + line)
-			rw.Flush()
+			echoWebsocket(w)
 		}
 	})}
 	go srv.Serve(ln)
@@ -540,4 +545,15 @@ func TestGateway_RouteTimeout(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("took %s: the timeout was not applied (or was retried)", d)
 	}
+}
+
+// echoWebsocket switches protocols and echoes the first line it reads.
+func echoWebsocket(w http.ResponseWriter) {
+	conn, rw, _ := w.(http.Hijacker).Hijack()
+	defer conn.Close()
+	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	rw.Flush()
+	line, _ := rw.ReadString('\n')
+	rw.WriteString("echo " + line)
+	rw.Flush()
 }

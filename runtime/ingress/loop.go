@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,23 +29,34 @@ import (
 // twice per proxied request; under load that scheduling took as much CPU
 // as the proxying itself (bench/gateway).
 //
-// A loop proxies the common request itself: HTTP/1.1 with a body of at
-// most maxBufferedRequestBody bytes, to a backend route. Every other
-// request — a malformed or ambiguous head (internal/h1 is strict), HTTP/1.0,
-// a chunked or larger body, Expect, an upgrade, Connection options, an
-// ACME challenge, a redirect, a 404 — hands its connection over to the
-// listener's fasthttp server (fast.go), which reads it from that request
-// on. Responses of any size and framing stream through a loop with
-// backpressure.
+// Every request head is read by the strict parser (internal/h1); a head it
+// refuses is answered 400 (431, 501, 505) and the connection closed. A
+// loop serves the common request itself: HTTP/1.1 with a body of at most
+// maxBufferedRequestBody bytes (read whole before anything is answered),
+// proxied to a backend route, or answered by the gateway (a 404, a
+// redirect). Every other request — HTTP/1.0, a chunked or larger body,
+// Expect, an upgrade, the absolute form, an ACME challenge — hands its
+// connection over to the goroutine HTTP/1 server (conn.go), which goes on
+// reading it as strictly. Responses of any size and framing stream
+// through a loop with backpressure. The rules of what passes are the
+// forwarding core's (forward.go, relay.go), shared with the other servers.
 
 // loopServer runs the event loops of the plain-HTTP listeners.
 type loopServer struct {
-	proxy     *Proxy
-	log       *slog.Logger
+	proxy *Proxy
+	log   *slog.Logger
+	// handOff serves a connection handed over, with what was read of it:
+	// the server's HTTP/1 server (tests replace it).
+	handOff   func(c net.Conn, kind Listener, read []byte)
 	loops     []*loop
 	listeners []*loopListener
 	stopping  atomic.Bool
 	done      sync.WaitGroup
+	// endpointsClosed counts endpoint.close calls: a loop that sees it
+	// move drops its idle connections to closed endpoints. running is
+	// the loops once started, for others to poke.
+	endpointsClosed atomic.Uint64
+	running         atomic.Pointer[[]*loop]
 
 	// beforeBegin, set by tests only, runs before a request is sent.
 	beforeBegin atomic.Pointer[func(host string)]
@@ -54,19 +67,30 @@ type loopListener struct {
 	fd   int
 	file *os.File // owns fd, a duplicate of the listener's
 	kind Listener
-	// acme: ACME HTTP-01 challenges are answered here (by net/http,
-	// through fasthttp's handoff).
+	// acme: ACME HTTP-01 challenges are answered here (by net/http).
 	acme bool
-	// handoff takes the connections the loop passes to fasthttp.
-	handoff *handoff
 }
 
-func newLoopServer(p *Proxy, log *slog.Logger) *loopServer {
-	return &loopServer{proxy: p, log: log}
+func newLoopServer(p *Proxy, log *slog.Logger, srv *server) *loopServer {
+	s := &loopServer{proxy: p, log: log, handOff: srv.serveHTTP1}
+	p.ups.onEndpointClosed = s.endpointClosed
+	return s
 }
 
-// add serves ln on the loops, handing connections over to h.
-func (s *loopServer) add(ln net.Listener, kind Listener, acme bool, h *handoff) error {
+// endpointClosed has every loop drop its idle connections to endpoints
+// that closed.
+func (s *loopServer) endpointClosed() {
+	s.endpointsClosed.Add(1)
+	if loops := s.running.Load(); loops != nil {
+		for _, l := range *loops {
+			// A loop that stopped ignores it.
+			l.poke()
+		}
+	}
+}
+
+// add serves ln on the loops.
+func (s *loopServer) add(ln net.Listener, kind Listener, acme bool) error {
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
 		return fmt.Errorf("event loop: %T is no TCP listener", ln)
@@ -80,7 +104,7 @@ func (s *loopServer) add(ln net.Listener, kind Listener, acme bool, h *handoff) 
 		f.Close()
 		return err
 	}
-	s.listeners = append(s.listeners, &loopListener{fd: fd, file: f, kind: kind, acme: acme, handoff: h})
+	s.listeners = append(s.listeners, &loopListener{fd: fd, file: f, kind: kind, acme: acme})
 	return nil
 }
 
@@ -94,6 +118,8 @@ func (s *loopServer) start() error {
 		}
 		s.loops = append(s.loops, l)
 	}
+	loops := slices.Clone(s.loops)
+	s.running.Store(&loops)
 	for _, l := range s.loops {
 		s.done.Add(1)
 		go l.run()
@@ -142,10 +168,6 @@ const (
 	// maxClientPending bounds the response bytes waiting for a slow
 	// client; beyond it the backend is not read.
 	maxClientPending = 256 << 10
-	// clientIdleTimeout and clientHeadTimeout are the fasthttp server's
-	// IdleTimeout and ReadTimeout.
-	clientIdleTimeout = 2 * time.Minute
-	clientHeadTimeout = 10 * time.Second
 	// minSweepInterval bounds how often the loop looks for connections
 	// past their deadline.
 	minSweepInterval = 10 * time.Millisecond
@@ -169,8 +191,12 @@ type loop struct {
 	clients int
 	gen     uint32
 
-	// scratch holds a response head (and body) being put together.
+	// scratch holds a response head (and body) being put together; fw
+	// the forwarding fields of a request being put together.
 	scratch []byte
+	fw      forwarding
+	// closedSeen is the loopServer's endpointsClosed last acted on.
+	closedSeen uint64
 
 	// resolved holds the clients whose backend set was resolved since the
 	// loop last looked (afterResolution); fdsClosed says the loop is gone.
@@ -208,10 +234,15 @@ type loopConn struct {
 	ln     *loopListener
 	remote netip.Addr
 	x      *exchange
-	// closeWhenFlushed: the connection ends once out is written.
-	closeWhenFlushed bool
-	// waitingHead: part of a request arrived, and the head timeout runs.
-	waitingHead bool
+	// closeWhenFlushed: the connection ends once out is written, after
+	// lingering when lingerWhenFlushed; lingering: its write side is shut
+	// and what it sends is dropped until it closes (or lingerTimeout).
+	closeWhenFlushed, lingerWhenFlushed, lingering bool
+	// waitingHead: part of a request arrived, and the head timeout runs;
+	// waitingBody: its head is in, and the body idle timeout runs since
+	// c.in held bodySeen bytes.
+	waitingHead, waitingBody bool
+	bodySeen                 int
 	// awaitingBackends: the request's backend set is being resolved for
 	// the first time (afterResolution).
 	awaitingBackends bool
@@ -375,6 +406,7 @@ func (l *loop) handle(events []unix.EpollEvent, stopping bool) {
 			var b [8]byte
 			unix.Read(l.wake, b[:])
 			l.resume()
+			l.dropClosedIdle()
 			continue
 		}
 		if c := l.conns[fd]; c != nil {
@@ -624,7 +656,7 @@ func (l *loop) flush(c *loopConn) {
 		return
 	}
 	if c.closeWhenFlushed {
-		l.closeClient(c)
+		l.endClient(c)
 		return
 	}
 	l.clientFlushed(c)
@@ -671,8 +703,18 @@ func (l *loop) sweep() {
 // expired handles a connection whose deadline passed.
 func (l *loop) expired(c *loopConn) {
 	if !c.backend {
-		// Idle, or too slow to send a request: fasthttp's IdleTimeout and
-		// ReadTimeout close the connection too.
+		if c.waitingBody {
+			// A body that stopped coming: 408, then the connection
+			// closes (within the head timeout if the client does not
+			// take the answer).
+			c.waitingBody = false
+			l.refuse(c, http.StatusRequestTimeout)
+			if !c.closed {
+				l.setDeadline(c, clientHeadTimeout)
+			}
+			return
+		}
+		// Idle, or too slow to send a request head.
 		l.closeClient(c)
 		return
 	}
@@ -685,16 +727,6 @@ func (l *loop) expired(c *loopConn) {
 		l.backendFailed(c, errResponseHeaderTimeout)
 	}
 }
-
-var (
-	errDialTimeout           = timeoutError("connect timeout")
-	errResponseHeaderTimeout = timeoutError("timeout awaiting response headers")
-)
-
-type timeoutError string
-
-func (e timeoutError) Error() string { return string(e) }
-func (e timeoutError) Timeout() bool { return true }
 
 // closeConn closes c's socket and forgets it.
 func (l *loop) closeConn(c *loopConn) {
@@ -725,8 +757,8 @@ func (l *loop) closeClient(c *loopConn) {
 	l.closeConn(c)
 }
 
-// handOver passes c, from the request at the start of c.in on, to its
-// listener's fasthttp server.
+// handOver passes c, from the request at the start of c.in on, to the
+// goroutine HTTP/1 server (conn.go).
 func (l *loop) handOver(c *loopConn) {
 	unix.EpollCtl(l.epoll, unix.EPOLL_CTL_DEL, c.fd, nil)
 	delete(l.conns, c.fd)
@@ -741,30 +773,7 @@ func (l *loop) handOver(c *loopConn) {
 		l.srv.log.Warn("hand connection over", "err", err)
 		return
 	}
-	conn := &prefixedConn{Conn: nc, prefix: pending}
-	h := c.ln.handoff
-	go func() {
-		select {
-		case h.conns <- conn:
-		case <-h.done:
-			conn.Close()
-		}
-	}()
-}
-
-// prefixedConn is a connection whose reads begin with bytes read before.
-type prefixedConn struct {
-	net.Conn
-	prefix []byte
-}
-
-func (c *prefixedConn) Read(p []byte) (int, error) {
-	if len(c.prefix) > 0 {
-		n := copy(p, c.prefix)
-		c.prefix = c.prefix[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
+	go l.srv.handOff(nc, c.ln.kind, pending)
 }
 
 // dial starts a non-blocking connection to e.
@@ -789,6 +798,7 @@ func (l *loop) dial(e *endpoint) (*loopConn, error) {
 	b := &loopConn{fd: fd, backend: true, ep: e}
 	switch err := unix.Connect(fd, sa); {
 	case err == nil:
+		e.up.connected()
 	case err == unix.EINPROGRESS || err == unix.EINTR:
 		// Under way (after EINTR too, the kernel goes on connecting).
 		b.connecting = true
@@ -832,13 +842,33 @@ func (l *loop) setIdle(e *endpoint, conns []*loopConn) {
 // pool keeps b for the next request to its task.
 func (l *loop) pool(b *loopConn) {
 	conns := l.idle[b.ep]
-	if len(conns) >= maxIdlePerEndpoint || l.srv.stopping.Load() {
+	if len(conns) >= maxIdlePerEndpoint || l.srv.stopping.Load() || b.ep.closed.Load() {
 		l.closeConn(b)
 		return
 	}
 	b.served, b.inPool = nil, true
-	l.setDeadline(b, idleConnTimeout)
+	l.setDeadline(b, backendIdleTimeout)
 	l.idle[b.ep] = append(conns, b)
+}
+
+// dropClosedIdle closes the idle connections to endpoints that closed
+// (endpoint.close), once after each close.
+func (l *loop) dropClosedIdle() {
+	seen := l.srv.endpointsClosed.Load()
+	if seen == l.closedSeen {
+		return
+	}
+	l.closedSeen = seen
+	for e, conns := range l.idle {
+		if !e.closed.Load() {
+			continue
+		}
+		for _, b := range conns {
+			b.inPool = false
+			l.closeConn(b)
+		}
+		delete(l.idle, e)
+	}
 }
 
 // closeBackend closes a backend connection, pooled or not.
@@ -872,6 +902,7 @@ func (l *loop) connectDone(b *loopConn, events uint32) bool {
 		return false
 	}
 	b.connecting = false
+	b.ep.up.connected()
 	l.connected(b)
 	return !b.closed
 }

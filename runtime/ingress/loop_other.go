@@ -8,12 +8,12 @@ import (
 	"net"
 )
 
-// loopServer has no event loops outside Linux: fasthttp serves the
-// plain-HTTP listeners itself.
+// loopServer has no event loops outside Linux: the net/http server reads
+// the plain-HTTP listeners itself (acceptPlain).
 type loopServer struct{}
 
-func newLoopServer(*Proxy, *slog.Logger) *loopServer { return nil }
+func newLoopServer(*Proxy, *slog.Logger, *server) *loopServer { return nil }
 
-func (*loopServer) add(net.Listener, Listener, bool, *handoff) error { return nil }
-func (*loopServer) start() error                                     { return nil }
-func (*loopServer) shutdown(context.Context)                         {}
+func (*loopServer) add(net.Listener, Listener, bool) error { return nil }
+func (*loopServer) start() error                           { return nil }
+func (*loopServer) shutdown(context.Context)               {}

@@ -25,7 +25,7 @@ import (
 
 // loopGateway is a Proxy served by event loops on two plain-HTTP
 // listeners (the second answers ACME challenges), whose handed-over
-// connections land in handed instead of a fasthttp server.
+// connections land in handed instead of the HTTP/1 server.
 type loopGateway struct {
 	srv      *loopServer
 	proxy    *Proxy
@@ -56,14 +56,14 @@ func startLoops(t *testing.T, hosts map[string][]string, routes ...Route) *loopG
 		}
 	}
 	g := &loopGateway{proxy: p, handed: make(chan net.Conn, 16)}
-	s := newLoopServer(p, slog.New(slog.DiscardHandler))
-	h := newHandoff(nil)
+	s := newLoopServer(p, slog.New(slog.DiscardHandler), &server{})
+	s.handOff = func(c net.Conn, _ Listener, read []byte) { g.handed <- &prefixedConn{Conn: c, prefix: read} }
 	for _, acme := range []bool{false, true} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.add(ln, ListenerHTTP, acme, h); err != nil {
+		if err := s.add(ln, ListenerHTTP, acme); err != nil {
 			t.Fatal(err)
 		}
 		// The loops hold a duplicate: once they stop, connections are
@@ -79,26 +79,32 @@ func startLoops(t *testing.T, hosts map[string][]string, routes ...Route) *loopG
 		t.Fatal(err)
 	}
 	g.srv = s
-	go func() {
-		for {
-			c, err := h.Accept()
-			if err != nil {
-				return
-			}
-			g.handed <- c
-		}
-	}()
 	var once sync.Once
 	g.stop = func() {
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			s.shutdown(ctx)
-			h.Close()
 		})
 	}
 	t.Cleanup(g.stop)
 	return g
+}
+
+// prefixedConn is a handed-over connection: its reads begin with what the
+// loop had read of it.
+type prefixedConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixedConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 // expectHandover reads the next handed-over connection and checks that it
@@ -245,20 +251,6 @@ func rawResponses(t *testing.T, responses map[string]string) int {
 		io.WriteString(c, resp)
 		return !closing
 	})
-}
-
-// readResponse reads a response to method on br, with its whole body.
-func readResponse(t *testing.T, br *bufio.Reader, method string) (*http.Response, string) {
-	t.Helper()
-	resp, err := http.ReadResponse(br, &http.Request{Method: method})
-	if err != nil {
-		t.Fatalf("reading the response to %s: %v", method, err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the body of %s %d: %v", method, resp.StatusCode, err)
-	}
-	return resp, string(body)
 }
 
 // expectClosed checks that the gateway closed conn (after what was read).
@@ -558,14 +550,9 @@ func TestLoop_HandsOver(t *testing.T) {
 	cases := []struct{ name, req string }{
 		{"HTTP/1.0", "GET /echo HTTP/1.0\r\n" + host + "\r\n"},
 		{"chunked body", "POST /echo HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"},
-		{"two lengths", "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 2\r\nContent-Length: 2\r\n\r\nhi"},
-		{"bare LF", "GET /echo HTTP/1.1\nHost: app.example.com\n\n"},
-		{"obs-fold", "GET /echo HTTP/1.1\r\n" + host + "X-Folded: a\r\n b\r\n\r\n"},
 		{"expect", "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 5\r\nExpect: 100-continue\r\n\r\n"},
 		{"upgrade", "GET /ws HTTP/1.1\r\n" + host + "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n"},
-		{"connection option", "GET /echo HTTP/1.1\r\n" + host + "Connection: foo\r\nFoo: 1\r\n\r\n"},
 		{"9 KiB body", "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 9216\r\n\r\n" + big},
-		{"unknown host", "GET /echo HTTP/1.1\r\nHost: nowhere.example.com\r\n\r\n"},
 		{"absolute form", "GET http://app.example.com/echo HTTP/1.1\r\n" + host + "\r\n"},
 	}
 	for _, c := range cases {
@@ -592,19 +579,52 @@ func TestLoop_HandsOver(t *testing.T) {
 		})
 	}
 
-	t.Run("length and chunked", func(t *testing.T) {
-		// Two framings: the loop refuses the smuggling attempt itself.
-		const smuggle = "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
-		for _, before := range []string{"", first} {
-			conn, br := dialGateway(t, g.addr)
-			io.WriteString(conn, before+smuggle)
-			if before != "" {
-				readResponse(t, br, http.MethodGet)
+	t.Run("refused heads", func(t *testing.T) {
+		// What the strict parser refuses is answered by the loop and the
+		// connection closed: never read by a more lenient parser.
+		for _, c := range []struct {
+			name, req string
+			status    int
+		}{
+			{"length and chunked", "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
+			{"two lengths", "POST /echo HTTP/1.1\r\n" + host + "Content-Length: 2\r\nContent-Length: 2\r\n\r\nhi", 400},
+			{"bare LF", "GET /echo HTTP/1.1\nHost: app.example.com\n\n", 400},
+			{"obs-fold", "GET /echo HTTP/1.1\r\n" + host + "X-Folded: a\r\n b\r\n\r\n", 400},
+			{"unknown coding", "POST /echo HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501},
+			{"HTTP/2.0", "GET /echo HTTP/2.0\r\n" + host + "\r\n", 505},
+			{"userinfo host", "GET /echo HTTP/1.1\r\nHost: evil.example@app.example.com\r\n\r\n", 400},
+			{"head too large", "GET /echo HTTP/1.1\r\n" + host + "X-Long: " + strings.Repeat("l", 17<<10) + "\r\n\r\n", 431},
+		} {
+			for _, before := range []string{"", first} {
+				conn, br := dialGateway(t, g.addr)
+				io.WriteString(conn, before+c.req)
+				if before != "" {
+					readResponse(t, br, http.MethodGet)
+				}
+				if resp, _ := readResponse(t, br, http.MethodPost); resp.StatusCode != c.status || !resp.Close {
+					t.Fatalf("%s: %d close=%v, want %d and close", c.name, resp.StatusCode, resp.Close, c.status)
+				}
+				expectClosed(t, conn, br)
 			}
-			if resp, _ := readResponse(t, br, http.MethodPost); resp.StatusCode != 400 || !resp.Close {
-				t.Fatalf("Content-Length with Transfer-Encoding: %d close=%v", resp.StatusCode, resp.Close)
-			}
-			expectClosed(t, conn, br)
+		}
+		g.expectNoHandover(t)
+	})
+
+	t.Run("served by the loop", func(t *testing.T) {
+		conn, br := dialGateway(t, g.addr)
+		// A Connection option: the field it names stays behind.
+		resp, body := rawExchange(t, br, conn, "GET /headers HTTP/1.1\r\n"+host+"Connection: foo\r\nFoo: 1\r\nKeep-Alive: 3\r\n\r\n")
+		if resp.StatusCode != 200 || !strings.Contains(body, `keepalive=[]`) {
+			t.Fatalf("Connection option: %d %q", resp.StatusCode, body)
+		}
+		// An unknown host: the loop's 404, its small body read and dropped.
+		resp, body = rawExchange(t, br, conn, "POST /echo HTTP/1.1\r\nHost: nowhere.example.com\r\nContent-Length: 3\r\n\r\nGET")
+		if resp.StatusCode != 404 || body != notFoundReply().text {
+			t.Fatalf("unknown host: %d %q", resp.StatusCode, body)
+		}
+		// The connection goes on.
+		if resp, body := rawExchange(t, br, conn, first); resp.StatusCode != 200 || body != "GET first " {
+			t.Fatalf("after the 404: %d %q", resp.StatusCode, body)
 		}
 		g.expectNoHandover(t)
 	})
@@ -689,8 +709,8 @@ func TestLoop_Failures(t *testing.T) {
 		for _, host := range []string{"refused.example.com", "gone.example.com"} {
 			conn, br := dialGateway(t, g.addr)
 			resp, body := rawExchange(t, br, conn, "GET / HTTP/1.1\r\nHost: "+host+"\r\n\r\n")
-			if resp.StatusCode != 502 || body != failureText(502) {
-				t.Fatalf("%s: %d %q, want 502 %q", host, resp.StatusCode, body, failureText(502))
+			if resp.StatusCode != 502 || body != failureReply(errNoBackend).text {
+				t.Fatalf("%s: %d %q, want 502 %q", host, resp.StatusCode, body, failureReply(errNoBackend).text)
 			}
 			// The connection goes on.
 			if resp, _ := rawExchange(t, br, conn, "GET /echo HTTP/1.1\r\nHost: two.example.com\r\n\r\n"); resp.StatusCode != 200 {
@@ -704,7 +724,7 @@ func TestLoop_Failures(t *testing.T) {
 		conn, br := dialGateway(t, g.addr)
 		start := time.Now()
 		resp, body := rawExchange(t, br, conn, "GET / HTTP/1.1\r\nHost: never.example.com\r\n\r\n")
-		if resp.StatusCode != 504 || body != failureText(504) {
+		if resp.StatusCode != 504 || body != failureReply(errResponseHeaderTimeout).text {
 			t.Fatalf("backend that never answers: %d %q", resp.StatusCode, body)
 		}
 		if d := time.Since(start); d > 3*time.Second {
@@ -731,7 +751,7 @@ func TestLoop_Failures(t *testing.T) {
 	t.Run("malformed response head", func(t *testing.T) {
 		for _, path := range []string{"/malformed", "/garbage", "/101"} {
 			conn, br := dialGateway(t, g.addr)
-			if resp, body := rawExchange(t, br, conn, "GET "+path+" HTTP/1.1\r\nHost: broken.example.com\r\n\r\n"); resp.StatusCode != 502 || body != failureText(502) {
+			if resp, body := rawExchange(t, br, conn, "GET "+path+" HTTP/1.1\r\nHost: broken.example.com\r\n\r\n"); resp.StatusCode != 502 || body != failureReply(errNoBackend).text {
 				t.Fatalf("%s: %d %q", path, resp.StatusCode, body)
 			}
 		}

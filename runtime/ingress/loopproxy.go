@@ -4,11 +4,12 @@ package ingress
 
 import (
 	"bytes"
-	"errors"
+
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
 )
@@ -34,30 +35,19 @@ type exchange struct {
 	ntried  int
 	retries int // on pooled connections the backend had closed
 
-	gotBytes     bool // the backend has answered something
-	sentHead     bool // the response head went to the client
-	framing      bodyFraming
-	remaining    int64
-	chunked      h1.Chunked
+	gotBytes bool // the backend has answered something
+	sentHead bool // the response head went to the client
+	responseFraming
 	backendClose bool
 }
-
-type bodyFraming uint8
-
-const (
-	bodyNone bodyFraming = iota
-	bodyLength
-	bodyChunked
-	bodyUntilClose
-)
-
-// maxStaleRetries bounds how often a request goes again to a fresh
-// connection after a pooled one turned out closed by the backend.
-const maxStaleRetries = 2
 
 // clientReadable reads what the client sent and starts the next request
 // unless one is in flight (pipelined requests wait in c.in).
 func (l *loop) clientReadable(c *loopConn) {
+	if c.lingering {
+		l.drainLingering(c)
+		return
+	}
 	l.fill(c, maxClientBuffered)
 	if c.closed || c.x != nil || len(c.out) > 0 {
 		return
@@ -90,7 +80,7 @@ func (l *loop) nextRequest(c *loopConn) {
 			l.closeClient(c)
 			return
 		}
-		c.waitingHead = false
+		c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 		l.setDeadline(c, clientIdleTimeout)
 		return
 	}
@@ -101,31 +91,40 @@ func (l *loop) nextRequest(c *loopConn) {
 			l.closeClient(c)
 			return
 		}
-		if !c.waitingHead {
-			// fasthttp's ReadTimeout: the whole request within 10 s.
+		switch {
+		case err == nil:
+			// The head is in and a small body is coming: the body idle
+			// timeout runs from each arrival.
+			if len(c.in) != c.bodySeen {
+				c.bodySeen, c.waitingBody = len(c.in), true
+				l.setDeadline(c, l.proxy.limits.bodyIdle())
+			}
+		case !c.waitingHead:
 			c.waitingHead = true
 			l.setDeadline(c, clientHeadTimeout)
 		}
 		return
 	}
-	if err == nil && r.TransferEncoding && r.ContentLength >= 0 {
-		// Two framings: a smuggling attempt, refused and the connection
-		// closed (RFC 9112 6.1).
-		l.refuse(c, http.StatusBadRequest)
+	switch {
+	case err != nil:
+		// Never read by a more lenient parser: refused, and the
+		// connection closed.
+		l.refuse(c, h1.Status(err))
 		return
-	}
-	if err != nil || !l.servable(c, r) {
+	case l.proxy.limits.bodyTooLarge(r.ContentLength):
+		l.refuse(c, http.StatusRequestEntityTooLarge)
+		return
+	case !l.servable(c, r):
 		l.handOver(c)
 		return
 	}
 	host := string(r.Host)
 	route := l.proxy.Lookup(c.ln.kind, host)
-	if status, _, _ := l.proxy.decide(c.ln.kind, route, host); status != 0 {
-		// 404s and redirects are fasthttp's to answer.
-		l.handOver(c)
+	if rep, proxy := decide(l.proxy, c.ln.kind, route, host, r.Path); !proxy {
+		l.answer(c, r, route, rep)
 		return
 	}
-	u := l.proxy.ups.get(upstreamKey{service: route.Backend.Service, port: route.Backend.Port, timeouts: route.Timeouts})
+	u := l.proxy.upstream(route)
 	select {
 	case <-u.resolved:
 	default:
@@ -142,13 +141,36 @@ func (l *loop) nextRequest(c *loopConn) {
 	l.begin(c, r, route, u, host)
 }
 
-// servable says whether the loop proxies r itself.
+// servable says whether the loop serves r itself (a request the strict
+// parser accepted).
 func (l *loop) servable(c *loopConn, r *h1.Request) bool {
-	return r.Minor == 1 && r.HasHost && len(r.Host) > 0 &&
-		!r.TransferEncoding && !r.Upgrade && !r.Expect && !r.Options &&
-		r.ContentLength <= maxBufferedRequestBody &&
-		len(r.Target) > 0 && r.Target[0] == '/' && string(r.Method) != http.MethodConnect &&
+	return r.Minor == 1 && !r.TransferEncoding && !r.Upgrade && !r.Expect &&
+		r.ContentLength <= maxBufferedRequestBody && r.Authority == nil &&
+		string(r.Method) != http.MethodConnect &&
 		!(c.ln.acme && bytes.HasPrefix(r.Target, []byte(acmeChallengePrefix)))
+}
+
+// answer gives the gateway's own answer to r (a 404, a redirect), whose
+// body (if any) was read whole and is dropped with it.
+func (l *loop) answer(c *loopConn, r *h1.Request, route *Route, rep reply) {
+	closing := r.Close || l.srv.stopping.Load()
+	l.consume(c, r.HeadLen+int(max(0, r.ContentLength)))
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
+	if stats := l.proxy.stats(route); stats != nil {
+		stats.Observe(rep.status, 0)
+	}
+	l.scratch = rep.appendTo(l.scratch[:0], closing)
+	l.send(c, l.scratch)
+	switch {
+	case c.closed:
+	case closing:
+		c.closeWhenFlushed = true
+		if len(c.out) == 0 {
+			l.closeClient(c)
+		}
+	case len(c.out) == 0:
+		l.nextRequest(c)
+	}
 }
 
 // begin rewrites the request at the start of c.in for the backend and
@@ -161,73 +183,22 @@ func (l *loop) begin(c *loopConn, r *h1.Request, route *Route, u *upstream, host
 		req:    x.req[:0],
 		head:   string(r.Method) == http.MethodHead, clientClose: r.Close,
 	}
-	x.idempotent = isIdempotentMethod(r.Method)
-	req := append(x.req, c.in[:r.RequestLineLen]...)
-	for _, f := range r.Fields {
-		switch {
-		case dropRequestField(f.Name):
-			continue
-		case h1.EqualFold(f.Name, "idempotency-key"), h1.EqualFold(f.Name, "x-idempotency-key"):
-			x.idempotent = true
-		}
-		req = appendField(req, f.Name, f.Value)
+	fw := &l.fw
+	*fw = forwarding{peer: c.remote, priorFor: fw.priorFor[:0], priorProto: fw.priorProto[:0]}
+	if len(l.proxy.limits.TrustedProxies) > 0 && l.proxy.limits.trusts(c.remote) {
+		fw.limits = &l.proxy.limits
 	}
-	req = append(req, "X-Forwarded-For: "...)
-	req = c.remote.AppendTo(req)
-	req = append(req, "\r\nX-Forwarded-Host: "...)
-	req = append(req, r.Host...)
-	req = append(req, "\r\nX-Forwarded-Proto: http\r\n\r\n"...)
+	req, idempotent := appendBackendHead(x.req, c.in, r, fw, false)
+	x.idempotent = idempotent
+	req = append(req, "\r\n"...)
 	body := int(max(0, r.ContentLength))
 	req = append(req, c.in[r.HeadLen:r.HeadLen+body]...)
 	x.req = req
 	l.consume(c, r.HeadLen+body)
 	c.x = x
-	c.waitingHead = false
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
 	c.deadline = time.Time{}
 	l.sendRequest(c)
-}
-
-func appendField(b, name, value []byte) []byte {
-	b = append(b, name...)
-	b = append(b, ": "...)
-	b = append(b, value...)
-	return append(b, "\r\n"...)
-}
-
-func isIdempotentMethod(m []byte) bool {
-	switch string(m) {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
-		return true
-	}
-	return false
-}
-
-// dropRequestField says whether a client's header field stays behind: the
-// hop-by-hop fields, the forwarding fields the gateway sets itself, and
-// Expect.
-func dropRequestField(name []byte) bool {
-	return isHopField(name) || h1.EqualFold(name, "forwarded") || h1.EqualFold(name, "x-forwarded-for") ||
-		h1.EqualFold(name, "x-forwarded-host") || h1.EqualFold(name, "x-forwarded-proto") || h1.EqualFold(name, "expect")
-}
-
-// isHopField says whether a field concerns one connection only (RFC 9110
-// 7.6.1): hopHeaders, in any case.
-func isHopField(name []byte) bool {
-	switch len(name) {
-	case 2:
-		return h1.EqualFold(name, "te")
-	case 7:
-		return h1.EqualFold(name, "trailer") || h1.EqualFold(name, "upgrade")
-	case 10:
-		return h1.EqualFold(name, "connection") || h1.EqualFold(name, "keep-alive")
-	case 16:
-		return h1.EqualFold(name, "proxy-connection")
-	case 18:
-		return h1.EqualFold(name, "proxy-authenticate")
-	case 19:
-		return h1.EqualFold(name, "proxy-authorization")
-	}
-	return false
 }
 
 // sendRequest sends the request in flight to the next task: on a pooled
@@ -295,32 +266,33 @@ func (l *loop) backendFailed(b *loopConn, err error) {
 		}
 		return
 	}
-	if b.reused && !isTimeout(err) && x.retries < maxStaleRetries {
-		x.retries++
-		l.sendRequest(c)
-		return
-	}
-	dialFailed := isDialError(err)
-	if dialFailed {
+	f := failure{err: err, dialFailed: isDialError(err), stale: b.reused && x.retries < maxStaleRetries, idempotent: x.idempotent}
+	if f.dialFailed {
 		b.ep.markDown()
 		x.u.refresh()
 	}
-	x.tried[x.ntried] = b.ep
-	x.ntried++
-	if x.ntried >= maxAttempts || !(dialFailed || x.idempotent && !isTimeout(err)) {
-		l.fail(c, err)
+	switch f.next() {
+	case retryFresh:
+		x.retries++
+		l.sendRequest(c)
 		return
+	case retryOther:
+		x.tried[x.ntried] = b.ep
+		if x.ntried++; x.ntried < maxAttempts {
+			l.sendRequest(c)
+			return
+		}
 	}
-	l.sendRequest(c)
+	l.fail(c, err)
 }
 
 // fail answers the request in flight with a 502 or 504.
 func (l *loop) fail(c *loopConn, err error) {
 	x := c.x
-	status := failureStatus(err)
-	l.srv.log.Warn("proxy request failed", "host", x.host, "path", string(x.target), "status", status, "err", err)
-	l.observe(x, status)
-	l.scratch = appendTextResponse(l.scratch[:0], status, failureText(status), x.clientClose)
+	rep := failureReply(err)
+	l.srv.log.Warn("proxy request failed", "host", x.host, "path", string(x.target), "status", rep.status, "err", err)
+	l.observe(x, rep.status)
+	l.scratch = rep.appendTo(l.scratch[:0], x.clientClose)
 	l.send(c, l.scratch)
 	if c.closed {
 		// The client is gone (closeClient ended the exchange).
@@ -329,30 +301,50 @@ func (l *loop) fail(c *loopConn, err error) {
 	l.finish(c, nil)
 }
 
-// refuse answers c's request with status and closes the connection.
+// refuse answers c's request with status and closes the connection,
+// lingering: what the client sends meanwhile is read and dropped, so that
+// closing does not reset the connection before it read the answer.
 func (l *loop) refuse(c *loopConn, status int) {
-	text := http.StatusText(status) + "\n"
-	l.scratch = appendTextResponse(l.scratch[:0], status, text, true)
-	c.closeWhenFlushed = true
+	l.scratch = refusalReply(status).appendTo(l.scratch[:0], true)
+	c.waitingHead, c.waitingBody, c.bodySeen = false, false, 0
+	c.closeWhenFlushed, c.lingerWhenFlushed = true, true
 	l.send(c, l.scratch)
 	if !c.closed && len(c.out) == 0 {
-		l.closeClient(c)
+		l.endClient(c)
 	}
 }
 
-// appendTextResponse appends a whole plain-text response.
-func appendTextResponse(out []byte, status int, text string, closing bool) []byte {
-	out = append(out, "HTTP/1.1 "...)
-	out = strconv.AppendInt(out, int64(status), 10)
-	out = append(out, ' ')
-	out = append(out, http.StatusText(status)...)
-	out = append(out, "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
-	out = strconv.AppendInt(out, int64(len(text)), 10)
-	if closing {
-		out = append(out, "\r\nConnection: close"...)
+// endClient ends a client's connection once its last answer is written:
+// at once, or after lingering (refuse).
+func (l *loop) endClient(c *loopConn) {
+	if !c.lingerWhenFlushed {
+		l.closeClient(c)
+		return
 	}
-	out = append(out, "\r\n\r\n"...)
-	return append(out, text...)
+	c.lingerWhenFlushed, c.lingering = false, true
+	c.in = l.release(c.in)
+	unix.Shutdown(c.fd, unix.SHUT_WR)
+	l.setDeadline(c, lingerTimeout)
+	l.drainLingering(c)
+}
+
+// drainLingering reads and drops what a lingering client sends, and
+// closes the connection at its end.
+func (l *loop) drainLingering(c *loopConn) {
+	var buf [4 << 10]byte
+	for {
+		n, err := rawRead(c.fd, buf[:])
+		switch {
+		case n > 0, err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			c.readable = false
+			return
+		}
+		// The end of the stream, or an error: the client is done.
+		l.closeClient(c)
+		return
+	}
 }
 
 func (l *loop) observe(x *exchange, status int) {
@@ -476,78 +468,13 @@ func (l *loop) relay(c *loopConn, b *loopConn) {
 	}
 }
 
-var errUnaskedUpgrade = errors.New("backend switched protocols unasked")
-
 // responseHead returns the response head for the client, in l.scratch,
-// and sets x's body framing: the backend's head without hop-by-hop fields
-// (nor those its Connection field names), as HTTP/1.1.
+// and sets x's body framing.
 func (l *loop) responseHead(x *exchange, r *h1.Response, raw []byte) []byte {
-	switch {
-	case x.head || r.Status == http.StatusNoContent || r.Status == http.StatusNotModified:
-		x.framing = bodyNone
-	case r.TransferEncoding && r.Chunked:
-		x.framing, x.chunked = bodyChunked, h1.Chunked{}
-	case r.TransferEncoding:
-		x.framing = bodyUntilClose
-	case r.ContentLength >= 0:
-		x.framing, x.remaining = bodyLength, r.ContentLength
-	default:
-		x.framing = bodyUntilClose
-	}
 	x.backendClose = r.Close
-	out := append(l.scratch[:0], "HTTP/1.1"...)
-	out = append(out, raw[len("HTTP/1.1"):r.StatusLineLen]...)
-	for _, f := range r.Fields {
-		switch {
-		case isHopField(f.Name):
-			continue
-		case r.TransferEncoding && h1.EqualFold(f.Name, "content-length"):
-			// Transfer-Encoding decides the framing (RFC 9112 6.3).
-			continue
-		case r.Options && namedByConnection(r.Fields, f.Name):
-			continue
-		}
-		out = appendField(out, f.Name, f.Value)
-	}
-	if x.clientClose || x.framing == bodyUntilClose {
-		out = append(out, "Connection: close\r\n"...)
-	}
-	return append(out, "\r\n"...)
-}
-
-// namedByConnection says whether a Connection field among fields names
-// name, other than a framing field.
-func namedByConnection(fields []h1.Field, name []byte) bool {
-	if h1.EqualFold(name, "content-length") || h1.EqualFold(name, "transfer-encoding") {
-		return false
-	}
-	for _, f := range fields {
-		if !h1.EqualFold(f.Name, "connection") {
-			continue
-		}
-		for opt := range bytes.SplitSeq(f.Value, []byte(",")) {
-			if bytes.EqualFold(bytes.TrimSpace(opt), name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// bodyPart returns how much of p belongs to the response body and whether
-// the body ends there.
-func (x *exchange) bodyPart(p []byte) (int, bool, error) {
-	switch x.framing {
-	case bodyLength:
-		n := int(min(int64(len(p)), x.remaining))
-		x.remaining -= int64(n)
-		return n, x.remaining == 0, nil
-	case bodyChunked:
-		return x.chunked.Scan(p)
-	case bodyUntilClose:
-		return len(p), false, nil
-	}
-	return 0, true, nil
+	out, f := appendResponseHead(l.scratch[:0], r, raw, x.head, x.clientClose)
+	x.responseFraming = f
+	return out
 }
 
 // finish ends the exchange: b (nil after a failure) goes back to the pool
@@ -579,7 +506,7 @@ func (l *loop) finish(c *loopConn, b *loopConn) {
 		return // flush goes on
 	}
 	if c.closeWhenFlushed {
-		l.closeClient(c)
+		l.endClient(c)
 		return
 	}
 	l.nextRequest(c)

@@ -16,10 +16,9 @@ import (
 // ambiguous request takes for its body. The hidden request carries its own
 // X-Forwarded-For, which the gateway replaces in every request it reads
 // as one: a backend that receives it got a request the gateway never saw.
-// Whatever the gateway does with the attacks (the event loop refuses a
-// request with both Content-Length and Transfer-Encoding and hands other
-// ambiguous heads over to fasthttp, which may refuse them), that must not
-// happen. A control sends the same request openly, to show that the check
+// The strict parser refuses every one of the attacks, with 400 or 501,
+// and closes the connection; whatever the gateway does with them, the
+// hidden request must never reach the backend. A control sends the same request openly, to show that the check
 // tells the two apart.
 func TestGateway_NoRequestSmuggling(t *testing.T) {
 	t.Parallel()

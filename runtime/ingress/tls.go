@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -328,12 +327,4 @@ func (c *certificates) tlsConfig() *tls.Config {
 		NextProtos:     []string{"h2", "http/1.1", acmez.ACMETLS1Protocol},
 		MinVersion:     tls.VersionTLS12,
 	}
-}
-
-// httpHandler answers HTTP-01 challenges before routing.
-func (c *certificates) httpHandler(h http.Handler) http.Handler {
-	if c.issuer == nil {
-		return h
-	}
-	return c.issuer.HTTPChallengeHandler(h)
 }

@@ -5,16 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // Resolver looks up the task addresses of a service. net.DefaultResolver
@@ -43,34 +38,18 @@ type upstreamKey struct {
 	timeouts Timeouts
 }
 
-type endpoint struct {
-	addr      string
-	addrPort  netip.AddrPort // addr, for the event loops' dials
-	downUntil atomic.Int64   // unix nanoseconds
-	pool      connPool       // the direct path's idle connections
-
-	// client proxies the fasthttp server's requests.
-	client *fasthttp.HostClient
-}
-
-// close drops e's idle connections, when the task is gone or the upstream
-// stopped (the direct path's pool also refuses new ones; the HostClient
-// closes any later ones when they idle out).
-func (e *endpoint) close() {
-	e.pool.closeAll()
-	e.client.CloseIdleConnections()
-}
-
 // upstream is the resolved, balanced set of task addresses of one service
-// port, with its own http.Transport so connection pooling and the
-// per-route timeouts are per backend.
+// port with the route's timeouts; each address (endpoint) has its pool.
 type upstream struct {
-	key       upstreamKey
-	resolver  Resolver
-	log       *slog.Logger
-	transport *http.Transport
-	dialer    *net.Dialer
-	proxy     *httputil.ReverseProxy // with this upstream's balancer
+	key      upstreamKey
+	resolver Resolver
+	log      *slog.Logger
+	dialer   *net.Dialer
+	// answered: a connection to one of the tasks was made.
+	answered atomic.Bool
+	// onEndpointClosed and onConnected are the upstreams' hooks.
+	onEndpointClosed func()
+	onConnected      func(upstreamKey)
 
 	endpoints atomic.Pointer[[]*endpoint]
 	next      atomic.Uint64
@@ -90,31 +69,25 @@ func newUpstream(key upstreamKey, resolver Resolver, log *slog.Logger) *upstream
 		resolved: make(chan struct{}),
 		kick:     make(chan struct{}, 1),
 	}
-	u.dialer = &net.Dialer{Timeout: key.timeouts.connect(), KeepAlive: 30 * time.Second}
-	u.transport = &http.Transport{
-		DialContext:           u.dialer.DialContext,
-		MaxIdleConns:          0,
-		MaxIdleConnsPerHost:   512,
-		IdleConnTimeout:       60 * time.Second,
-		ResponseHeaderTimeout: key.timeouts.responseHeader(),
-		ExpectContinueTimeout: time.Second,
-		// Bodies pass through as they are; the client negotiated encoding
-		// with the backend, not with us.
-		DisableCompression: true,
-		WriteBufferSize:    32 << 10,
-		ReadBufferSize:     32 << 10,
-	}
+	u.dialer = &net.Dialer{Timeout: key.timeouts.connect(), KeepAlive: backendKeepAlive}
 	empty := []*endpoint{}
 	u.endpoints.Store(&empty)
 	u.lastUsed.Store(time.Now().UnixNano())
 	return u
 }
 
+// connected records that a connection to one of u's tasks was made.
+func (u *upstream) connected() {
+	if !u.answered.Load() && u.answered.CompareAndSwap(false, true) && u.onConnected != nil {
+		u.onConnected(u.key)
+	}
+}
+
 // run re-resolves the service every resolveEvery, and at once when a dial
-// failed, until ctx ends or nobody used the upstream for a while.
+// failed, until ctx ends or nobody used the upstream for a while; it also
+// closes pooled connections idle too long.
 func (u *upstream) run(ctx context.Context, done func()) {
 	defer done()
-	defer u.transport.CloseIdleConnections()
 	defer func() {
 		for _, e := range *u.endpoints.Load() {
 			e.close()
@@ -133,6 +106,10 @@ func (u *upstream) run(ctx context.Context, done func()) {
 		}
 		if time.Since(time.Unix(0, u.lastUsed.Load())) > idleUpstreamAfter {
 			return
+		}
+		now := time.Now()
+		for _, e := range *u.endpoints.Load() {
+			e.idle.expire(now)
 		}
 		u.resolve(ctx)
 	}
@@ -174,7 +151,7 @@ func (u *upstream) resolve(ctx context.Context) {
 		if e := byAddr[hp]; e != nil {
 			next = append(next, e)
 		} else {
-			next = append(next, u.newEndpoint(hp))
+			next = append(next, newEndpoint(u, hp))
 		}
 	}
 	u.endpoints.Store(&next)
@@ -227,17 +204,17 @@ func (u *upstream) pick(tried []*endpoint) *endpoint {
 	return fallback
 }
 
-func (e *endpoint) markDown() {
-	e.downUntil.Store(time.Now().Add(markDownFor).UnixNano())
-}
-
 // upstreams holds every upstream in use, created on first request.
 type upstreams struct {
 	ctx      context.Context
 	resolver Resolver
 	log      *slog.Logger
-	// proxy makes an upstream's ReverseProxy around its balancer.
-	proxy func(http.RoundTripper) *httputil.ReverseProxy
+	// onEndpointClosed is called when an endpoint closed (the event loops
+	// drain their idle connections to it); onConnected when an upstream's
+	// first connection was made (route liveness). Both are set before
+	// serving.
+	onEndpointClosed func()
+	onConnected      func(upstreamKey)
 
 	// set is read on every request, so lookups take no lock; mu only
 	// serialises creation.
@@ -257,7 +234,7 @@ func (us *upstreams) get(key upstreamKey) *upstream {
 		return v.(*upstream)
 	}
 	u := newUpstream(key, us.resolver, us.log)
-	u.proxy = us.proxy(balancer{u})
+	u.onEndpointClosed, u.onConnected = us.onEndpointClosed, us.onConnected
 	us.set.Store(key, u)
 	go u.run(us.ctx, func() { us.set.CompareAndDelete(key, u) })
 	return u

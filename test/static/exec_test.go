@@ -21,6 +21,8 @@ var execAllowed = map[string]string{
 	"store/localpg/localpg.go":             "starts the private Postgres of `slipway dev` (initdb, postgres) with argument lists",
 	"runtime/swarm/swarmtest/swarmtest.go": "test helper: builds test images with the go toolchain",
 	"bench/gateway/main.go":                "benchmark: runs wrk and nginx",
+	"test/proxyrig/process.go":             "test helper (test/desync, bench/gateway): starts the gateway binary and nginx with argument lists",
+	"test/proxyrig/gateway.go":             "test helper (test/desync, bench/gateway): builds the gateway binary with the go toolchain",
 	"test/chaos/chaostest/chaostest.go":    "test helper: runs the slipway binary under test (serve, worker) with argument lists, and builds it with the go toolchain",
 	// A test file (allowed anyway), listed for its unusual reach.
 	"test/chaos/dockerd/dockerd_test.go": "fault test: restarts dockerd with the command line it was started with (or systemctl restart docker), only with SLIPWAY_CHAOS_DOCKERD=1",

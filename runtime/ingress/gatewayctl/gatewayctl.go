@@ -116,7 +116,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("%s=%q: must be ip:port (gateway_private_addr_invalid)", EnvPrivateAddr, c.PrivateAddr)
 		}
 	}
-	for _, k := range []string{ingress.EnvACMEDirectory, ingress.EnvACMEEmail, ingress.EnvACMECARoot, ingress.EnvCertDir, ingress.EnvInternalCA} {
+	for _, k := range []string{ingress.EnvACMEDirectory, ingress.EnvACMEEmail, ingress.EnvACMECARoot, ingress.EnvCertDir, ingress.EnvInternalCA,
+		ingress.EnvMaxBodyBytes, ingress.EnvBodyIdleTimeout, ingress.EnvTrustedProxies} {
 		if v := getenv(k); v != "" {
 			c.Env[k] = v
 		}
@@ -237,6 +238,8 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 	env := map[string]string{
 		ingress.EnvListenHTTP: ":80",
 		ingress.EnvDataDir:    containerDataDir,
+		// The gateway reports the routes it serves under this name.
+		ingress.EnvName: cfg.Name,
 	}
 	for k, v := range cfg.Env {
 		env[k] = v

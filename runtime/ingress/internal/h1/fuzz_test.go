@@ -10,11 +10,12 @@ import (
 	"testing"
 )
 
-// FuzzParseRequest checks that whatever ParseRequest accepts (without a
-// Transfer-Encoding, which the event loop hands over) net/http reads the
-// same way: the same request line, Host, framing, connection fate and
+// FuzzParseRequest checks that whatever ParseRequest accepts net/http
+// reads the same way: the same request line, host (the absolute-form
+// authority over the Host field, in both), framing, connection fate and
 // head length. Being stricter than net/http is allowed; reading a head
-// differently would let a request be smuggled past the loop.
+// differently would let a request be smuggled past the gateway, which
+// refuses what ParseRequest refuses and passes the rest on to net/http.
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{
 		head("GET / HTTP/1.1", "Host: example.com"),
@@ -34,12 +35,18 @@ func FuzzParseRequest(f *testing.F) {
 		head("GET http://other/ HTTP/1.1", "Host: h"),
 		head("GET /%zz HTTP/1.1", "Host: h"),
 		head("GET /a#frag HTTP/1.1", "Host: h"),
+		head("GET http://a.example:80/x?y HTTP/1.1", "Host: b.example"),
+		head("GET http://evil@victim/ HTTP/1.1", "Host: victim"),
+		head("GET / HTTP/1.1", "Host: evil@victim"),
+		head("POST / HTTP/1.1", "Host: h", "Content-Length: 3", "Transfer-Encoding: chunked") + "0\r\n\r\n",
+		head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: gzip, chunked") + "0\r\n\r\n",
+		head("GET / HTTP/2.0", "Host: h"),
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r Request
-		if err := ParseRequest(b, testMax, &r); err != nil || r.TransferEncoding {
+		if err := ParseRequest(b, testMax, &r); err != nil {
 			return
 		}
 		src := bytes.NewReader(b)
@@ -54,13 +61,19 @@ func FuzzParseRequest(f *testing.F) {
 		if req.ProtoMajor != 1 || req.ProtoMinor != r.Minor {
 			t.Errorf("HTTP/1.%d; net/http %s", r.Minor, req.Proto)
 		}
-		// Without a Host field net/http's Host is empty too: only the
-		// origin and asterisk forms are accepted, which carry no host.
-		if req.Host != string(r.Host) {
-			t.Errorf("Host %q (%v); net/http %q", r.Host, r.HasHost, req.Host)
+		if req.Host != string(r.RoutingHost()) {
+			t.Errorf("host %q (Host %q); net/http %q", r.RoutingHost(), r.Host, req.Host)
 		}
+		if r.Authority != nil && req.URL.RequestURI() != string(r.Path) && !(string(r.Path) == "/" && req.URL.RequestURI() == "/") {
+			t.Errorf("absolute form path %q; net/http %q", r.Path, req.URL.RequestURI())
+		}
+		switch {
+		case r.TransferEncoding:
+			if req.ContentLength != -1 || len(req.TransferEncoding) != 1 || req.TransferEncoding[0] != "chunked" {
+				t.Errorf("chunked; net/http length %d, codings %q", req.ContentLength, req.TransferEncoding)
+			}
 		// net/http gives a request without Content-Length a length of 0.
-		if want := max(r.ContentLength, 0); req.ContentLength != want {
+		case req.ContentLength != max(r.ContentLength, 0):
 			t.Errorf("ContentLength %d; net/http %d", r.ContentLength, req.ContentLength)
 		}
 		if req.Close != r.Close {

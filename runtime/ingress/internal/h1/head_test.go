@@ -32,9 +32,31 @@ func TestParseRequestValid(t *testing.T) {
 				Message: Message{Minor: 1, ContentLength: 12}},
 		},
 		{
-			name: "no Host",
-			in:   head("GET / HTTP/1.1"),
-			want: Request{Method: []byte("GET"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1}},
+			name: "HTTP/1.0 without Host",
+			in:   head("GET / HTTP/1.0"),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Message: Message{Minor: 0, ContentLength: -1, Close: true}},
+		},
+		{
+			name: "empty Host",
+			in:   head("GET / HTTP/1.1", "Host:"),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Host: []byte(""), HasHost: true, Message: Message{Minor: 1, ContentLength: -1}},
+		},
+		{
+			name: "IPv6 Host with port",
+			in:   head("GET / HTTP/1.1", "Host: [::1]:8080"),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Host: []byte("[::1]:8080"), HasHost: true, Message: Message{Minor: 1, ContentLength: -1}},
+		},
+		{
+			name: "absolute form",
+			in:   head("GET http://App.Example.com:8080/a?b HTTP/1.1", "Host: other.example"),
+			want: Request{Method: []byte("GET"), Target: []byte("http://App.Example.com:8080/a?b"), Host: []byte("other.example"), HasHost: true,
+				Authority: []byte("App.Example.com:8080"), Path: []byte("/a?b"), Message: Message{Minor: 1, ContentLength: -1}},
+		},
+		{
+			name: "absolute form without path",
+			in:   head("GET HTTPS://example.com HTTP/1.1", "Host: example.com"),
+			want: Request{Method: []byte("GET"), Target: []byte("HTTPS://example.com"), Host: []byte("example.com"), HasHost: true,
+				Authority: []byte("example.com"), Path: []byte("/"), Message: Message{Minor: 1, ContentLength: -1}},
 		},
 		{
 			name: "HTTP/1.1 Connection close",
@@ -60,18 +82,18 @@ func TestParseRequestValid(t *testing.T) {
 		},
 		{
 			name: "Connection options",
-			in:   head("GET / HTTP/1.1", "Connection: keep-alive, foo,,  "),
-			want: Request{Method: []byte("GET"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, Options: true}},
+			in:   head("GET / HTTP/1.1", "Host: h", "Connection: keep-alive, foo,,  "),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Host: []byte("h"), HasHost: true, Message: Message{Minor: 1, ContentLength: -1, Options: true}},
 		},
 		{
 			name: "close among options",
-			in:   head("GET / HTTP/1.1", "Connection: x-trace ,\tclose"),
-			want: Request{Method: []byte("GET"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, Options: true, Close: true}},
+			in:   head("GET / HTTP/1.1", "Host: h", "Connection: x-trace ,\tclose"),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Host: []byte("h"), HasHost: true, Message: Message{Minor: 1, ContentLength: -1, Options: true, Close: true}},
 		},
 		{
 			name: "not quite close",
-			in:   head("GET / HTTP/1.1", "Connection: close x"),
-			want: Request{Method: []byte("GET"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, Options: true}},
+			in:   head("GET / HTTP/1.1", "Host: h", "Connection: close x"),
+			want: Request{Method: []byte("GET"), Target: []byte("/"), Host: []byte("h"), HasHost: true, Message: Message{Minor: 1, ContentLength: -1, Options: true}},
 		},
 		{
 			name: "Upgrade",
@@ -81,33 +103,14 @@ func TestParseRequestValid(t *testing.T) {
 		},
 		{
 			name: "Expect",
-			in:   head("PUT /x HTTP/1.1", "Expect: 100-continue", "Content-Length: 5"),
-			want: Request{Method: []byte("PUT"), Target: []byte("/x"), Message: Message{Minor: 1, ContentLength: 5, Expect: true}},
+			in:   head("PUT /x HTTP/1.1", "Host: h", "Expect: 100-continue", "Content-Length: 5"),
+			want: Request{Method: []byte("PUT"), Target: []byte("/x"), Host: []byte("h"), HasHost: true, Message: Message{Minor: 1, ContentLength: 5, Expect: true}},
 		},
 		{
 			name: "chunked",
-			in:   head("POST / HTTP/1.1", "Transfer-Encoding: Chunked"),
-			want: Request{Method: []byte("POST"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true, Chunked: true}},
-		},
-		{
-			name: "gzip, chunked",
-			in:   head("POST / HTTP/1.1", "Transfer-Encoding: gzip, chunked"),
-			want: Request{Method: []byte("POST"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true, Chunked: true}},
-		},
-		{
-			name: "chunked, gzip is not chunked",
-			in:   head("POST / HTTP/1.1", "Transfer-Encoding: chunked, gzip"),
-			want: Request{Method: []byte("POST"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true}},
-		},
-		{
-			name: "two TE fields, chunked last",
-			in:   head("POST / HTTP/1.1", "Transfer-Encoding: gzip", "Transfer-Encoding: chunked"),
-			want: Request{Method: []byte("POST"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true, Chunked: true}},
-		},
-		{
-			name: "two TE fields, chunked first",
-			in:   head("POST / HTTP/1.1", "Transfer-Encoding: chunked", "Transfer-Encoding: gzip"),
-			want: Request{Method: []byte("POST"), Target: []byte("/"), Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true}},
+			in:   head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: Chunked"),
+			want: Request{Method: []byte("POST"), Target: []byte("/"), Host: []byte("h"), HasHost: true,
+				Message: Message{Minor: 1, ContentLength: -1, TransferEncoding: true, Chunked: true}},
 		},
 		{
 			name: "OPTIONS asterisk",
@@ -116,8 +119,8 @@ func TestParseRequestValid(t *testing.T) {
 		},
 		{
 			name: "escapes, obs-text and empty value",
-			in:   head("GET /%41%7e?q=%2F HTTP/1.1", "X-Empty:", "X-Latin: caf\xe9"),
-			want: Request{Method: []byte("GET"), Target: []byte("/%41%7e?q=%2F"), Message: Message{Minor: 1, ContentLength: -1}},
+			in:   head("GET /%41%7e?q=%2F HTTP/1.1", "Host: h", "X-Empty:", "X-Latin: caf\xe9"),
+			want: Request{Method: []byte("GET"), Target: []byte("/%41%7e?q=%2F"), Host: []byte("h"), HasHost: true, Message: Message{Minor: 1, ContentLength: -1}},
 		},
 	}
 	for _, tt := range tests {
@@ -148,6 +151,13 @@ func checkRequest(t *testing.T, got, want *Request) {
 	}
 	if string(got.Host) != string(want.Host) || got.HasHost != want.HasHost {
 		t.Errorf("Host %q (%v), want %q (%v)", got.Host, got.HasHost, want.Host, want.HasHost)
+	}
+	wantPath := want.Path
+	if wantPath == nil {
+		wantPath = want.Target
+	}
+	if string(got.Authority) != string(want.Authority) || (got.Authority == nil) != (want.Authority == nil) || string(got.Path) != string(wantPath) {
+		t.Errorf("authority %q path %q, want %q %q", got.Authority, got.Path, want.Authority, wantPath)
 	}
 	checkMessage(t, &got.Message, &want.Message)
 }
@@ -231,12 +241,19 @@ func TestParseRequestErrors(t *testing.T) {
 		{"Content-Length 19 digits", head("POST / HTTP/1.1", "Content-Length: 1000000000000000000"), testMax, ErrMalformed},
 		{"two Host", head("GET / HTTP/1.1", "Host: a", "Host: a"), testMax, ErrMalformed},
 		{"two Host any case", head("GET / HTTP/1.1", "Host: a", "HOST: b"), testMax, ErrMalformed},
-		{"HTTP/2.0", head("GET / HTTP/2.0"), testMax, ErrMalformed},
-		{"HTTP/1.2", head("GET / HTTP/1.2"), testMax, ErrMalformed},
-		{"HTTP/1.10", head("GET / HTTP/1.10"), testMax, ErrMalformed},
-		{"HTTP/1", head("GET / HTTP/1"), testMax, ErrMalformed},
-		{"lower-case http", head("GET / http/1.1"), testMax, ErrMalformed},
+		{"HTTP/2.0", head("GET / HTTP/2.0"), testMax, ErrVersion},
+		{"HTTP/2.0, unfinished head", "GET / HTTP/2.0\r\nHost", testMax, ErrVersion},
+		{"HTTP/1.2", head("GET / HTTP/1.2"), testMax, ErrVersion},
+		{"HTTP/1.10", head("GET / HTTP/1.10"), testMax, ErrVersion},
+		{"HTTP/1", head("GET / HTTP/1"), testMax, ErrVersion},
+		{"FOO/9", head("GET / FOO/9"), testMax, ErrVersion},
+		{"lower-case http", head("GET / http/1.1"), testMax, ErrVersion},
+		{"version with letters", head("GET / HTTP/1.x"), testMax, ErrMalformed},
+		{"version without name", head("GET / /1.1"), testMax, ErrMalformed},
 		{"no version", head("GET /"), testMax, ErrMalformed},
+		{"bare CR after version", "GET / HTTP/1.1\r\r\nHost: h\r\n\r\n", testMax, ErrMalformed},
+		{"bare CR in target", head("GET /a\rb HTTP/1.1", "Host: h"), testMax, ErrMalformed},
+		{"NUL after version", head("GET / HTTP/1.1\x00", "Host: h"), testMax, ErrMalformed},
 		{"two spaces after method", head("GET  / HTTP/1.1"), testMax, ErrMalformed},
 		{"space in target", head("GET /a b HTTP/1.1"), testMax, ErrMalformed},
 		{"trailing space", head("GET / HTTP/1.1 "), testMax, ErrMalformed},
@@ -247,7 +264,28 @@ func TestParseRequestErrors(t *testing.T) {
 		{"fragment", head("GET /a#b HTTP/1.1"), testMax, ErrMalformed},
 		{"bad escape", head("GET /%zz HTTP/1.1"), testMax, ErrMalformed},
 		{"short escape", head("GET /a%4 HTTP/1.1"), testMax, ErrMalformed},
-		{"absolute form", head("GET http://other.example/ HTTP/1.1", "Host: example.com"), testMax, ErrMalformed},
+		{"absolute form with userinfo", head("GET http://evil@victim.example/ HTTP/1.1", "Host: victim.example"), testMax, ErrMalformed},
+		{"absolute form, other scheme", head("GET ftp://victim.example/ HTTP/1.1", "Host: victim.example"), testMax, ErrMalformed},
+		{"absolute form, no host", head("GET http:///a HTTP/1.1", "Host: victim.example"), testMax, ErrMalformed},
+		{"absolute form, query without path", head("GET http://h?q HTTP/1.1", "Host: h"), testMax, ErrMalformed},
+		{"absolute form, bad port", head("GET http://h:x/ HTTP/1.1", "Host: h"), testMax, ErrMalformed},
+		{"HTTP/1.1 without Host", head("GET / HTTP/1.1"), testMax, ErrMalformed},
+		{"Host with userinfo", head("GET / HTTP/1.1", "Host: evil.example@victim.example"), testMax, ErrMalformed},
+		{"Host with path", head("GET / HTTP/1.1", "Host: victim.example/x"), testMax, ErrMalformed},
+		{"Host with escape", head("GET / HTTP/1.1", "Host: victim%2eexample"), testMax, ErrMalformed},
+		{"Host with bad port", head("GET / HTTP/1.1", "Host: victim.example:80x"), testMax, ErrMalformed},
+		{"Host with comma", head("GET / HTTP/1.1", "Host: a.example, b.example"), testMax, ErrMalformed},
+		{"Host with bad IPv6", head("GET / HTTP/1.1", "Host: [::1"), testMax, ErrMalformed},
+		{"Content-Length and chunked", head("POST / HTTP/1.1", "Host: h", "Content-Length: 5", "Transfer-Encoding: chunked"), testMax, ErrMalformed},
+		{"chunked and Content-Length", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: chunked", "Content-Length: 5"), testMax, ErrMalformed},
+		{"chunked in HTTP/1.0", head("POST / HTTP/1.0", "Transfer-Encoding: chunked"), testMax, ErrMalformed},
+		{"two TE fields", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"), testMax, ErrMalformed},
+		{"TE gzip, chunked", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: gzip, chunked"), testMax, ErrCoding},
+		{"TE chunked, identity", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: chunked, identity"), testMax, ErrCoding},
+		{"TE identity", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: identity"), testMax, ErrCoding},
+		{"TE xchunked", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding: xchunked"), testMax, ErrCoding},
+		{"TE xchunked with Content-Length", head("POST / HTTP/1.1", "Host: h", "Content-Length: 3", "Transfer-Encoding: xchunked"), testMax, ErrCoding},
+		{"TE empty", head("POST / HTTP/1.1", "Host: h", "Transfer-Encoding:"), testMax, ErrCoding},
 		{"authority form", head("CONNECT example.com:443 HTTP/1.1", "Host: example.com:443"), testMax, ErrMalformed},
 		{"relative target", head("GET a/b HTTP/1.1"), testMax, ErrMalformed},
 		{"asterisk for GET", head("GET * HTTP/1.1"), testMax, ErrMalformed},

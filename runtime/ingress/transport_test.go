@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// TestDirect_ReusesAndRecoversConnections drives the direct path against
-// a backend that drops idle connections after 100 ms: back-to-back GETs
-// and HEADs share one backend connection, a GET after the backend dropped
-// it goes out again on a new one instead of failing, and a response that
-// says Connection: close is not reused.
-func TestDirect_ReusesAndRecoversConnections(t *testing.T) {
+// TestTransport_ReusesAndRecoversConnections drives net/http's side of
+// the gateway against a backend that drops idle connections after 100 ms:
+// back-to-back GETs and HEADs share one backend connection, a GET after
+// the backend dropped it goes out again on a new one instead of failing,
+// and a response that says Connection: close is not reused.
+func TestTransport_ReusesAndRecoversConnections(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,6 +45,10 @@ func TestDirect_ReusesAndRecoversConnections(t *testing.T) {
 		Backend: &Backend{Service: "web", Port: ln.Addr().(*net.TCPAddr).Port}}}}); err != nil {
 		t.Fatal(err)
 	}
+	// The route's liveness probe connects once: count from there.
+	waitFor(t, func() bool { return len(p.live.hostnames(p.table.Load())) == 1 })
+	waitFor(t, func() bool { return conns.Load() == 1 })
+	conns.Store(0)
 	gw := httptest.NewServer(p.Handler(ListenerHTTP))
 	t.Cleanup(gw.Close)
 	do := func(method, path string) (int, string) {

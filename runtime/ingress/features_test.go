@@ -12,17 +12,17 @@ import (
 	"time"
 )
 
-// fastBackend answers the paths TestGateway_FastPath asks for. started
+// featureBackend answers the paths TestGateway_Features asks for. started
 // receives once the /upload handler read the first bytes of a body.
-func fastBackend(t *testing.T, ln net.Listener, idle time.Duration, started chan<- struct{}) {
+func featureBackend(t *testing.T, ln net.Listener, idle time.Duration, started chan<- struct{}) {
 	t.Helper()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
 	srv := &http.Server{IdleTimeout: idle, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/headers":
-			fmt.Fprintf(w, "xff=%q forwarded=%q proto=%q xhost=%q secret=%q keepalive=%q expect=%q",
+			fmt.Fprintf(w, "xff=%q forwarded=%q proto=%q xhost=%q realip=%q secret=%q keepalive=%q expect=%q host=%q",
 				r.Header.Values("X-Forwarded-For"), r.Header.Get("Forwarded"), r.Header.Values("X-Forwarded-Proto"),
-				r.Header.Values("X-Forwarded-Host"), r.Header.Get("X-Secret"), r.Header.Get("Keep-Alive"), r.Header.Get("Expect"))
+				r.Header.Values("X-Forwarded-Host"), r.Header.Values("X-Real-Ip"), r.Header.Get("X-Secret"), r.Header.Get("Keep-Alive"), r.Header.Get("Expect"), r.Host)
 		case "/plain":
 			// No Content-Type: none must be added on the way.
 			w.Header()["Content-Type"] = nil
@@ -60,13 +60,7 @@ func fastBackend(t *testing.T, ln net.Listener, idle time.Duration, started chan
 				time.Sleep(150 * time.Millisecond)
 			}
 		case "/ws":
-			conn, rw, _ := w.(http.Hijacker).Hijack()
-			defer conn.Close()
-			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-			rw.Flush()
-			line, _ := rw.ReadString('\n')
-			rw.WriteString("echo " + line)
-			rw.Flush()
+			echoWebsocket(w)
 		}
 	})}
 	go srv.Serve(ln)
@@ -101,13 +95,14 @@ func dialGateway(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
 	return conn, bufio.NewReader(conn)
 }
 
-// TestGateway_FastPath covers what the fasthttp server of the plain-HTTP
-// listeners must do like ReverseProxy did: stream uploads and long
-// responses, keep streams open past the response header timeout, answer
-// 100-continue, drop the client's forwarding and hop-by-hop headers, hand
-// a connection over to net/http for an upgrade mid-connection, and send a
-// POST again when the backend had closed the pooled connection.
-func TestGateway_FastPath(t *testing.T) {
+// TestGateway_Features covers what the gateway does for requests on the
+// plain-HTTP listener, whichever way they are served (the event loop, or
+// net/http after a hand-over): stream uploads and long responses, keep
+// streams open past the response header timeout, answer 100-continue,
+// drop the client's forwarding and hop-by-hop headers, switch to a
+// websocket mid-connection, and send a POST again when the backend had
+// closed the pooled connection.
+func TestGateway_Features(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
 	port := freePort(t)
@@ -122,7 +117,7 @@ func TestGateway_FastPath(t *testing.T) {
 			// This one drops idle connections quickly.
 			idle = 100 * time.Millisecond
 		}
-		fastBackend(t, ln, idle, started)
+		featureBackend(t, ln, idle, started)
 	}
 	b.resolver.set("web", "127.0.0.1")
 	b.resolver.set("idle", "127.0.0.2")
@@ -170,7 +165,6 @@ func TestGateway_FastPath(t *testing.T) {
 		}
 	}
 	t.Run("a chunked upload streams to the backend", func(t *testing.T) { upload(t, -1) })
-	// Longer than fasthttp's default request body limit (4 MiB), too.
 	t.Run("an upload of known length streams to the backend", func(t *testing.T) { upload(t, 6<<20) })
 
 	t.Run("a stream outlives the response header timeout", func(t *testing.T) {
@@ -218,12 +212,22 @@ func TestGateway_FastPath(t *testing.T) {
 	})
 
 	t.Run("forwarding headers are the gateway's, however the client spells them", func(t *testing.T) {
-		conn, br := dialGateway(t, b.addrs.HTTP)
-		_, body := rawExchange(t, br, conn, "GET /headers HTTP/1.1\r\nHost: fast.example.com\r\n"+
-			"x-forwarded-for: 6.6.6.6\r\nX-Forwarded-For: 7.7.7.7\r\nx-forwarded-proto: https\r\nX-FORWARDED-HOST: evil.example\r\nforwarded: for=1.2.3.4\r\n\r\n")
-		want := `xff=["127.0.0.1"] forwarded="" proto=["http"] xhost=["fast.example.com"]`
-		if !strings.HasPrefix(body, want) {
-			t.Fatalf("backend saw %q, want %q", body, want)
+		const spoofed = "x-forwarded-for: 6.6.6.6\r\nX-Forwarded-For: 7.7.7.7\r\nx-forwarded-proto: https\r\nX-FORWARDED-HOST: evil.example\r\n" +
+			"forwarded: for=1.2.3.4\r\nX-Real-IP: 6.6.6.6\r\n"
+		for _, req := range []string{
+			// Served by the event loop.
+			"GET /headers HTTP/1.1\r\nHost: fast.example.com\r\n" + spoofed + "\r\n",
+			// Handed over to net/http (HTTP/1.0).
+			"GET /headers HTTP/1.0\r\nHost: fast.example.com\r\n" + spoofed + "\r\n",
+			// Absolute form: the authority routes and is forwarded.
+			"GET http://fast.example.com/headers HTTP/1.1\r\nHost: evil.example\r\n" + spoofed + "\r\n",
+		} {
+			conn, br := dialGateway(t, b.addrs.HTTP)
+			_, body := rawExchange(t, br, conn, req)
+			want := `xff=["127.0.0.1"] forwarded="" proto=["http"] xhost=["fast.example.com"] realip=["127.0.0.1"]`
+			if !strings.HasPrefix(body, want) || !strings.HasSuffix(body, `host="fast.example.com"`) {
+				t.Fatalf("%q: backend saw %q, want %q and host fast.example.com", req, body, want)
+			}
 		}
 	})
 
@@ -286,4 +290,18 @@ func TestGateway_FastPath(t *testing.T) {
 		time.Sleep(300 * time.Millisecond) // the backend drops the idle connection
 		post()
 	})
+}
+
+// readResponse reads a response to method on br, with its whole body.
+func readResponse(t *testing.T, br *bufio.Reader, method string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatalf("reading the response to %s: %v", method, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the body of %s %d: %v", method, resp.StatusCode, err)
+	}
+	return resp, string(body)
 }
