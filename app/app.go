@@ -181,6 +181,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/environments/:environment/settings", h.requireScope(auth.AppsWrite), h.environmentSettingUpdate)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
+	f.Get("/applications/:app/environments/:environment/services/:service/logs/stream", h.requireScope(auth.LogsRead), h.serviceLogStream)
 	f.Get("/applications/:app/secrets", h.requireScope(auth.AppsRead), h.secretList)
 	f.Post("/applications/:app/secrets", h.requireScope(auth.SecretsWrite), h.secretSet)
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)
