@@ -34,6 +34,8 @@ func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) [
 		t.Fatal(err)
 	}
 	built := finishBuild(t, b.store, teamID, staging)
+	// A later build runs in staging now, so the first one can be restored.
+	finishBuild(t, b.store, teamID, staging)
 	base := "/applications/" + appID
 	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events",
 		base + "/previews", base + "/links", base + "/settings", "/events",
