@@ -12,6 +12,7 @@ import (
 
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/views"
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
@@ -130,18 +131,10 @@ func countsInWords(msg string) string {
 	n, _ := strconv.Atoi(m[1])
 	switch m[2] {
 	case "changes":
-		return plural(n, "change", "changes")
+		return views.Plural(n, "change", "changes")
 	default:
-		return plural(n, "object", "objects") + " removed"
+		return views.Plural(n, "object", "objects") + " removed"
 	}
-}
-
-// plural is "1 change", "2 changes", "0 changes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // addRolloutProgress shows, on each running rollout step, how many
