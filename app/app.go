@@ -182,6 +182,8 @@ func New(cfg Config) *fiber.App {
 	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/stream", h.requireScope(auth.LogsRead), h.serviceLogStream)
+	f.Post("/applications/:app/environments/:environment/services/:service/restart", h.requireScope(auth.AppsDeploy), h.serviceRestart)
+	f.Post("/applications/:app/environments/:environment/services/:service/scale", h.requireScope(auth.AppsDeploy), h.serviceScale)
 	f.Get("/applications/:app/secrets", h.requireScope(auth.AppsRead), h.secretList)
 	f.Post("/applications/:app/secrets", h.requireScope(auth.SecretsWrite), h.secretSet)
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)

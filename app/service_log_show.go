@@ -31,6 +31,9 @@ func (h *handler) serviceLogShow(c *fiber.Ctx) error {
 		URL: url, StreamURL: url + "/stream", DownloadURL: url + "/download", Environment: target.env.Name, Service: target.service,
 		Tail: logTail(c.Query("tail")),
 	}
+	if c.Query("restarted") == "1" {
+		v.Notice = "Restart requested: Swarm replaces the replicas of " + target.service + " one at a time; the new ones' output appears below."
+	}
 	var lines []LogLine
 	err = h.readLogs(c.UserContext(), target, LogOptions{Tail: v.Tail}, 10*time.Second, func(batch []LogLine) error {
 		lines = append(lines, batch...)
