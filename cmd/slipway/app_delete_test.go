@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/slipwayhq/slipway/store"
+)
+
+// TestCLI_ServiceControlsAndAppDelete: the CLI has the dashboard's
+// Scale, Restart and Delete application: scale saves the replicas and
+// deploys the environment, restart needs a service the environment runs,
+// delete asks for --yes and accepts the application's name.
+func TestCLI_ServiceControlsAndAppDelete(t *testing.T) {
+	s := startCLIServer(t)
+	if _, stderr, code := runCLI(t, "app", "apply", "--file", writeManifest(t, promoteManifest)); code != 0 {
+		t.Fatalf("apply: %d %s", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "env", "scale", "promonotes", "staging", "web", "3")
+	if code != 0 || !strings.Contains(stdout, "revision 2 sets spec.services.web.replicas to 3") || !strings.Contains(stdout, "deployment dep_") {
+		t.Fatalf("scale: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	// The requested deployment would block the delete: cancel it, as a
+	// user would.
+	dep := stdout[strings.Index(stdout, "dep_"):]
+	dep = dep[:strings.IndexAny(dep, " \n")]
+	if _, stderr, code := runCLI(t, "deployment", "cancel", dep); code != 0 {
+		t.Fatalf("cancel %s: %s", dep, stderr)
+	}
+	if _, stderr, code := runCLI(t, "env", "restart", "promonotes", "staging", "web"); code == 0 || !strings.Contains(stderr, "service_not_found") {
+		t.Fatalf("restart of a never-deployed environment: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "app", "delete", "promonotes"); code == 0 || !strings.Contains(stderr, "confirmation_required") {
+		t.Fatalf("delete without --yes: exit %d, stderr %s", code, stderr)
+	}
+	if stdout, stderr, code := runCLI(t, "app", "delete", "promonotes", "--yes"); code != 0 || !strings.Contains(stdout, "deleted promonotes") {
+		t.Fatalf("delete: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if _, err := s.st.GetApplicationByName(context.Background(), s.team.ID, "promonotes"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
