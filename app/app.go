@@ -135,6 +135,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/invitations/:secret/accept", h.invitationAccept)
 
 	f.Get("/account", h.requireUser, h.accountShow)
+	f.Post("/account/password", h.requireUser, h.accountPassword)
 	f.Post("/teams", h.requireUser, h.teamCreate)
 	f.Post("/teams/:team/switch", h.requireUser, h.teamSwitch)
 
