@@ -140,6 +140,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/teams/:team/switch", h.requireUser, h.teamSwitch)
 
 	f.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
+	f.Get("/search", h.requireScope(auth.AppsRead), h.searchShow)
 	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
 	f.Get("/applications/import", h.requireScope(auth.AppsRead), h.applicationImportShow)
 	f.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
