@@ -21,14 +21,15 @@
     var held = [];
     var heldLines = 0;
     var paused = false;
-    var pinned = true;
+    // stick: the box was at the bottom just before lines were added, so
+    // it follows them; a reader who scrolled up stays where they are.
+    var stick = true;
     var last = list.lastElementChild ? list.lastElementChild.getAttribute("data-ts") : "";
 
     function atBottom() {
       return box.scrollHeight - box.scrollTop - box.clientHeight < 4;
     }
     function setPinned(on) {
-      pinned = on;
       box.setAttribute("data-pinned", on ? "true" : "false");
       if (on) {
         jump.hidden = true;
@@ -52,9 +53,10 @@
         empty.remove();
       }
       trim();
-      if (pinned) {
+      if (stick) {
         toBottom();
       } else {
+        setPinned(false);
         jump.hidden = false;
       }
     }
@@ -65,7 +67,11 @@
     toBottom();
 
     box.addEventListener("scroll", function () {
-      setPinned(atBottom());
+      if (atBottom()) {
+        setPinned(true);
+      } else {
+        box.setAttribute("data-pinned", "false");
+      }
     });
     jump.addEventListener("click", toBottom);
     pause.addEventListener("click", function () {
@@ -77,6 +83,7 @@
         return;
       }
       if (held.length > 0) {
+        stick = atBottom();
         list.insertAdjacentHTML("beforeend", held.join(""));
         held = [];
         heldLines = 0;
@@ -100,6 +107,7 @@
         say("Paused: " + heldLines + (heldLines === 1 ? " new line" : " new lines") + " held until you resume.");
         return;
       }
+      stick = atBottom();
     });
     list.addEventListener("htmx:sseMessage", appended);
     box.addEventListener("htmx:sseError", function () {
