@@ -42,3 +42,29 @@ func TestCLI_ServiceControlsAndAppDelete(t *testing.T) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
+
+// TestCLI_Tokens: the API tokens page's create, list and revoke, with an
+// expiry.
+func TestCLI_Tokens(t *testing.T) {
+	startCLIServer(t)
+	stdout, stderr, code := runCLI(t, "token", "create", "ci", "--scope", "apps:read", "--expires-in-days", "30")
+	if code != 0 || !strings.HasPrefix(strings.TrimSpace(stdout), "slw_") {
+		t.Fatalf("create: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	stdout, _, code = runCLI(t, "token", "list")
+	var id string
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[1] == "ci" {
+			id = f[0]
+			if f[2] != "apps:read" || f[3] == "never" {
+				t.Errorf("listed %q, want apps:read with an expiry", line)
+			}
+		}
+	}
+	if code != 0 || id == "" {
+		t.Fatalf("list: exit %d, stdout %q", code, stdout)
+	}
+	if stdout, stderr, code := runCLI(t, "token", "revoke", id); code != 0 || !strings.Contains(stdout, "revoked "+id) {
+		t.Fatalf("revoke: exit %d, %q %s", code, stdout, stderr)
+	}
+}
