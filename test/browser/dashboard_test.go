@@ -259,8 +259,11 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		chromedp.Navigate(base+"/applications?q=browser-"+id+"&state=running"),
 		chromedp.WaitVisible(css(`[data-testid="application-row"]`)),
 	)
-	eval("accept the confirmation", `window.confirm = () => true; "ok"`)
+	// The list guards deletion by the typed name, as Settings does: open
+	// the row's disclosure, type the name, press Delete application.
 	run("delete from the filtered list",
+		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
+		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), "browser-"+id),
 		chromedp.Click(css(`[data-testid="application-delete"]`)),
 		chromedp.WaitVisible(css(`[data-testid="applications-no-match"]`)),
 		shot("14-deleted-filtered"),
