@@ -50,6 +50,15 @@ type serviceTarget struct {
 	service string
 }
 
+// serviceTargetOf loads :app, then the service target within it.
+func (h *handler) serviceTargetOf(c *fiber.Ctx) (serviceTarget, error) {
+	a, _, err := h.loadApplication(c, "overview")
+	if err != nil {
+		return serviceTarget{}, err
+	}
+	return h.loadServiceTarget(c, a)
+}
+
 // loadServiceTarget resolves :app, :environment (a name) and :service
 // within the visitor's team: the service must be one the environment's
 // running (or, before any ran, latest) manifest declares.

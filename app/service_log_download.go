@@ -14,11 +14,7 @@ const maxDownloadLines = 100000
 // serviceLogDownload sends a service's logs as a text file, one line each:
 // time, replica and node, text.
 func (h *handler) serviceLogDownload(c *fiber.Ctx) error {
-	a, _, err := h.loadApplication(c, "overview")
-	if err != nil {
-		return err
-	}
-	target, err := h.loadServiceTarget(c, a)
+	target, err := h.serviceTargetOf(c)
 	if err != nil {
 		return err
 	}
@@ -32,7 +28,7 @@ func (h *handler) serviceLogDownload(c *fiber.Ctx) error {
 	if err != nil {
 		return h.renderError(c, http.StatusServiceUnavailable, "logs_unavailable", h.logError(c, err))
 	}
-	c.Attachment(a.Name + "-" + target.env.Name + "-" + target.service + ".log")
+	c.Attachment(target.app.Name + "-" + target.env.Name + "-" + target.service + ".log")
 	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Send(buf.Bytes())

@@ -28,11 +28,7 @@ const (
 // (RFC 3339) starts after the lines the page already shows; without it the
 // stream starts now. The page's htmx SSE extension appends each event.
 func (h *handler) serviceLogStream(c *fiber.Ctx) error {
-	a, _, err := h.loadApplication(c, "overview")
-	if err != nil {
-		return err
-	}
-	target, err := h.loadServiceTarget(c, a)
+	target, err := h.serviceTargetOf(c)
 	if err != nil {
 		return err
 	}
