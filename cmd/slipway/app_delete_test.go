@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,5 +67,38 @@ func TestCLI_Tokens(t *testing.T) {
 	}
 	if stdout, stderr, code := runCLI(t, "token", "revoke", id); code != 0 || !strings.Contains(stdout, "revoked "+id) {
 		t.Fatalf("revoke: exit %d, %q %s", code, stdout, stderr)
+	}
+}
+
+// TestCLI_Events: the audit log page's list and filters, paged with
+// --before as its Older events button pages.
+func TestCLI_Events(t *testing.T) {
+	startCLIServer(t)
+	if _, stderr, code := runCLI(t, "app", "apply", "--file", writeManifest(t, promoteManifest)); code != 0 {
+		t.Fatalf("apply: %d %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "app", "delete", "promonotes", "--yes"); code != 0 {
+		t.Fatalf("delete: %d %s", code, stderr)
+	}
+	rows := func(stdout string) [][]string {
+		var out [][]string
+		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 4 && f[0] != "older" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	stdout, stderr, code := runCLI(t, "events", "--kind", "application", "--limit", "1")
+	if code != 0 || len(rows(stdout)) != 1 || rows(stdout)[0][4] != "application.delete" || !strings.Contains(stdout, "older events: --before ") {
+		t.Fatalf("newest application event: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	before := strings.Fields(stdout[strings.Index(stdout, "--before "):])[1]
+	stdout, _, code = runCLI(t, "events", "--kind", "application", "--before", before)
+	if code != 0 || len(rows(stdout)) == 0 || slices.ContainsFunc(rows(stdout), func(f []string) bool { return f[4] == "application.delete" }) {
+		t.Fatalf("the older page: exit %d, stdout %q", code, stdout)
+	}
+	if _, stderr, code := runCLI(t, "events", "--limit", "501"); code == 0 || !strings.Contains(stderr, "limit_invalid") {
+		t.Fatalf("--limit 501: exit %d, stderr %s", code, stderr)
 	}
 }

@@ -44,6 +44,7 @@ func newRootCommand() *cobra.Command {
 		newPreviewCommand(),
 		newDeploymentCommand(),
 		newTokenCommand(),
+		newEventsCommand(),
 	)
 	return root
 }
