@@ -88,15 +88,22 @@ func (u *ui) waitCount(step, sel string, n int) {
 	u.fail(step, fmt.Errorf("%s elements match %s, want %d", got, sel, n))
 }
 
-// wantText waits for sel to contain want.
+// wantText waits for sel to contain want, across the page being replaced
+// by the one a form post leads to (a poll cut by that navigation is
+// started again).
 func (u *ui) wantText(step, sel, want string) {
 	u.t.Helper()
-	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
-	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js)); err != nil {
-		u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return document.readyState === "complete" && !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
+	var err error
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithDeadline(u.ctx, deadline)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](js))
+		cancel()
+		if err == nil {
+			return
+		}
 	}
+	u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
 }
 
 // TestDashboard_FormsThroughTheUI submits the dashboard's forms the way a
