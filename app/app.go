@@ -135,10 +135,12 @@ func New(cfg Config) *fiber.App {
 	f.Post("/invitations/:secret/accept", h.invitationAccept)
 
 	f.Get("/account", h.requireUser, h.accountShow)
+	f.Post("/account/password", h.requireUser, h.accountPassword)
 	f.Post("/teams", h.requireUser, h.teamCreate)
 	f.Post("/teams/:team/switch", h.requireUser, h.teamSwitch)
 
 	f.Get("/applications", h.requireScope(auth.AppsRead), h.applicationList)
+	f.Get("/search", h.requireScope(auth.AppsRead), h.searchShow)
 	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
 	f.Get("/applications/import", h.requireScope(auth.AppsRead), h.applicationImportShow)
 	f.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
@@ -181,6 +183,9 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/environments/:environment/settings", h.requireScope(auth.AppsWrite), h.environmentSettingUpdate)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs", h.requireScope(auth.LogsRead), h.serviceLogShow)
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/download", h.requireScope(auth.LogsRead), h.serviceLogDownload)
+	f.Get("/applications/:app/environments/:environment/services/:service/logs/stream", h.requireScope(auth.LogsRead), h.serviceLogStream)
+	f.Post("/applications/:app/environments/:environment/services/:service/restart", h.requireScope(auth.AppsDeploy), h.serviceRestart)
+	f.Post("/applications/:app/environments/:environment/services/:service/scale", h.requireScope(auth.AppsDeploy), h.serviceScale)
 	f.Get("/applications/:app/secrets", h.requireScope(auth.AppsRead), h.secretList)
 	f.Post("/applications/:app/secrets", h.requireScope(auth.SecretsWrite), h.secretSet)
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)

@@ -29,7 +29,11 @@ func (h *handler) applicationList(c *fiber.Ctx) error {
 	if c.Query("example") != "" {
 		editor.Source, editor.Starter = starterManifest("my-app", h.publicURL(c)), true
 	}
-	return h.render(c, http.StatusOK, "Applications", page.Applications(rows, f, "", nil, editor))
+	steps, err := h.gettingStarted(c.UserContext(), visitorOf(c).current.Team.ID)
+	if err != nil {
+		return err
+	}
+	return h.render(c, http.StatusOK, "Applications", page.WithGettingStarted(steps, page.Applications(rows, f, "", nil, editor)))
 }
 
 // applicationFilter reads the list's filter through value (the query

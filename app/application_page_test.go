@@ -34,6 +34,8 @@ func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) [
 		t.Fatal(err)
 	}
 	built := finishBuild(t, b.store, teamID, staging)
+	// A later build runs in staging now, so the first one can be restored.
+	finishBuild(t, b.store, teamID, staging)
 	base := "/applications/" + appID
 	return []string{"/applications", base, base + "/manifest", base + "/deployments", base + "/deployments/" + d.ID, base + "/environments", base + "/events",
 		base + "/previews", base + "/links", base + "/settings", "/events",
@@ -44,7 +46,8 @@ func applicationPages(t *testing.T, b *testBundle, br *browser, teamID string) [
 var applicationControls = []string{"manifest-form", "manifest-save", "manifest-save-deploy", "manifest-input", "environment-deploy", "deployment-actions", "deployment-retry", "deployment-cancel",
 	"variable-set-form", "variable-unset", "environment-settings-form", "preview-create-form", "preview-deploy", "preview-delete",
 	"application-rename-form", "application-delete-form", "application-delete", "deployment-restore", "environment-promote", "promotion-submit",
-	"environment-branch-form", "environment-delete-form", "export-set-form", "import-set-form", "exports-remove", "imports-remove"}
+	"environment-branch-form", "environment-delete-form", "export-set-form", "import-set-form", "exports-remove", "imports-remove",
+	"service-controls", "service-restart", "service-scale"}
 
 // TestApplicationPages_Viewer: a viewer sees every application page,
 // read-only.
@@ -88,7 +91,7 @@ func TestApplicationPages_Developer(t *testing.T) {
 	br := b.sessionBrowser(t, dev)
 	want := map[string][]string{
 		pages[0]:  {"manifest-form", "manifest-save-deploy", "environment-badge"},
-		pages[1]:  {"overview-environment", "overview-deployment"},
+		pages[1]:  {"overview-environment", "overview-deployment", "service-restart", "service-scale"},
 		pages[2]:  {"manifest-form", "manifest-input", "manifest-save", "manifest-save-deploy", "manifest-plan", "revision-row"},
 		pages[3]:  {"deployment-row"},
 		pages[4]:  {"deployment-timeline", "deployment-retry"},

@@ -34,7 +34,10 @@ func (h *handler) deploymentAction(c *fiber.Ctx, act func(d store.Deployment, en
 		if d, err = h.store.GetDeployment(ctx, a.TeamID, d.ID); err != nil {
 			return err
 		}
-		v := h.deploymentView(d, env, who)
+		v, err := h.deploymentDetail(ctx, d, env, who)
+		if err != nil {
+			return err
+		}
 		v.ActionError = ie.Message + " (" + ie.Code + ")"
 		if isFragment(c) {
 			c.Set("HX-Retarget", "#main")

@@ -33,9 +33,17 @@ func (h *handler) deploymentList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	live := map[string]string{} // environment id -> its live deployment
+	for _, e := range envs {
+		if live[e.ID], err = h.liveDeployment(ctx, e); err != nil {
+			return err
+		}
+	}
 	rows := make([]partial.DeploymentView, len(ds))
 	for i, d := range ds {
-		rows[i] = h.deploymentView(d, byID[d.EnvironmentID], who)
+		env := byID[d.EnvironmentID]
+		rows[i] = h.deploymentView(d, env, who)
+		describeDeployment(&rows[i], d, env, live[env.ID])
 	}
 	return h.render(c, http.StatusOK, a.Name+" · Deployments", page.ApplicationDeployments(header, rows))
 }

@@ -26,7 +26,10 @@ func (h *handler) deploymentShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := h.deploymentView(d, env, who)
+	v, err := h.deploymentDetail(ctx, d, env, who)
+	if err != nil {
+		return err
+	}
 	if isFragment(c) {
 		return h.render(c, http.StatusOK, "Deployment", partial.DeploymentTimeline(v))
 	}

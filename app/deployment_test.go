@@ -119,29 +119,30 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 	if _, polls := tl.Attr("hx-trigger"); polls {
 		t.Fatal("a finished deployment keeps polling")
 	}
-	for _, id := range []string{"deployment-retry", "deployment-restore"} {
-		if testid(r, id).Length() != 1 {
-			t.Errorf("finished deployment lacks %s", id)
+	// It runs now: nothing to retry or restore, a way to visit it instead.
+	for _, id := range []string{"deployment-retry", "deployment-restore", "deployment-cancel"} {
+		if testid(r, id).Length() != 0 {
+			t.Errorf("the live, succeeded deployment offers %s", id)
 		}
 	}
-	if testid(r, "deployment-cancel").Length() != 0 {
-		t.Error("a finished deployment offers Cancel")
+	if href, _ := testid(r, "deployment-visit-link").Attr("href"); href != "http://shop.example.com/" {
+		t.Errorf("visit link %q, want the route", href)
 	}
+	full := br.get(path)
 	// The page names the spec hash of what the deployment runs.
-	if got := strings.TrimSpace(testid(br.get(path), "deployment-spec-hash").Find(".mono").Text()); got != "5eca1f" {
+	if got := strings.TrimSpace(testid(full, "deployment-spec-hash").Find(".mono").Text()); got != "5eca1f" {
 		t.Errorf("deployment page spec hash %q, want 5eca1f", got)
 	}
-	if c, _ := r.doc.Find(`form:has([data-testid="deployment-retry"])`).Attr("hx-confirm"); !strings.Contains(c, "again from the saved manifest") {
-		t.Errorf("retry confirmation %q, want the saved manifest", c)
+	if testid(full, "deployment-live").Length() != 1 || !strings.Contains(testid(full, "deployment-meta").Text(), "built from the saved manifest") {
+		t.Errorf("the page does not say the deployment is live and how it was built: %q", testid(full, "deployment-meta").Text())
 	}
-
 	// The overview shows what runs, from the rendered manifest.
 	r = br.get("/applications/" + appID)
 	wantStatus(t, r, http.StatusOK)
 	if st, _ := r.doc.Find(`[data-environment="production"] h2 [data-testid="state-badge"]`).Attr("data-state"); st != "running" {
 		t.Errorf("production state %q, want running", st)
 	}
-	if cells := testid(r, "service-row").Find("td"); cells.Length() != 4 || cells.Eq(1).Text() != "2" || cells.Eq(2).Find(`[data-testid="service-image"]`).Text() != "registry.example/shop:1" {
+	if cells := testid(r, "service-row").Find("td"); cells.Length() != 4 || strings.Fields(cells.Eq(1).Text())[0] != "2" || cells.Eq(2).Find(`[data-testid="service-image"]`).Text() != "registry.example/shop:1" {
 		t.Errorf("services row %q", cells.Text())
 	}
 	// No gateway has reported a certificate: the link is plain http.
@@ -159,6 +160,41 @@ func TestDeploymentShow_LiveTimelineStopsWhenTerminal(t *testing.T) {
 	ds, _ := b.store.ListDeployments(ctx, owner.team.ID, store.DeploymentFilter{})
 	if len(ds) != 2 || ds[0].Origin != store.OriginRestore || ds[0].RestoredFrom != d.ID {
 		t.Fatalf("restore made %+v", ds[0])
+	}
+
+	// The restore fails while preparing: its step reads failed, not
+	// running, and it offers Retry, not a restore of itself; the one that
+	// runs is marked live in the list and offers the roll back no more.
+	failed := ds[0]
+	var err error
+	for _, to := range []store.DeploymentState{store.StateCapturing, store.StatePreparing} {
+		if failed, err = b.store.TransitionDeployment(ctx, owner.team.ID, failed.ID, []store.DeploymentState{failed.State}, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prep, _ := json.Marshal([]pipeline.Step{{Name: "capture", State: pipeline.StepSucceeded, StartedAt: started, FinishedAt: &done}, {Name: "plan", State: pipeline.StepSucceeded, Message: "1 changes", StartedAt: started, FinishedAt: &done}, {Name: "prepare", State: pipeline.StepRunning, StartedAt: done}})
+	if err := b.store.SetDeploymentSteps(ctx, owner.team.ID, failed.ID, prep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.FailDeployment(ctx, owner.team.ID, failed.ID, "image_not_found", "service web: image registry.example/shop:9 not found"); err != nil {
+		t.Fatal(err)
+	}
+	r = br.get("/applications/" + appID + "/deployments/" + failed.ID)
+	if st, _ := r.doc.Find(`[data-step="prepare"]`).Attr("data-state"); st != "failed" {
+		t.Errorf("the step the failure stopped reads %q, want failed", st)
+	}
+	if msg := r.doc.Find(`[data-step="plan"] .step-message`).Text(); msg != "1 change" {
+		t.Errorf("plan message %q, want 1 change", msg)
+	}
+	if testid(r, "deployment-retry").Length() != 1 || testid(r, "deployment-restore").Length() != 0 || testid(r, "deployment-visit").Length() != 0 {
+		t.Error("a failed deployment must offer Retry, and neither a restore nor a visit")
+	}
+	if href, _ := testid(r, "deployment-live-link").Attr("href"); href != path {
+		t.Errorf("the failed deployment links %q as what runs, want %q", href, path)
+	}
+	r = br.get("/applications/" + appID + "/deployments")
+	if id, _ := r.doc.Find(`[data-testid="deployment-row"]:has([data-testid="deployment-live"])`).Attr("data-id"); id != d.ID || testid(r, "deployment-live").Length() != 1 {
+		t.Errorf("the list marks %q live, want %s alone", id, d.ID)
 	}
 }
 

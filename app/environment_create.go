@@ -1,11 +1,13 @@
 package app
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/views"
 )
 
@@ -28,6 +30,17 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 		return err
 	}
 	msg := "Environment " + env.Name + " created; nothing runs in it yet: deploy it to start its services."
+	set, err := h.environmentVariables(c, a.ID, env.Name)
+	if errMsg, ok := editErrorMessage(err); ok {
+		// The environment exists; say so, and why its values are not saved.
+		return h.showEnvironments(c, a, header, map[string]string{"create": "Environment " + env.Name + " created, but its variables were not saved: " + errMsg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	if len(set) > 0 {
+		msg = "Environment " + env.Name + " created with its own " + strings.Join(set, ", ") + " (a new manifest revision); nothing runs in it yet: deploy it to start its services."
+	}
 	clashes, err := service.HostnameClashes(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, env.Name)
 	if err != nil {
 		return err
@@ -42,6 +55,42 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	}
 	return h.done(c, msg, "/applications/"+a.ID+"/environments",
 		func(notice string) error { return h.showEnvironments(c, a, header, nil, notice, 0) })
+}
+
+// environmentVariables saves the create form's var.<name> values as the
+// new environment's variables, in one manifest revision, and returns the
+// names it set (none when every field was left empty).
+func (h *handler) environmentVariables(c *fiber.Ctx, appID, env string) ([]string, error) {
+	values := map[string]string{}
+	c.Context().PostArgs().VisitAll(func(k, v []byte) {
+		if name, ok := strings.CutPrefix(string(k), "var."); ok && strings.TrimSpace(string(v)) != "" {
+			values[name] = strings.TrimSpace(string(v))
+		}
+	})
+	if len(values) == 0 {
+		return nil, nil
+	}
+	var names []string
+	var edits []func(*manifest.Manifest) error
+	for name, v := range values {
+		names = append(names, name)
+		value := manifest.StringValue(v)
+		edit, err := service.EditVariable(c.UserContext(), h.store, visitorOf(c).actor(), appID, service.VariableEdit{Name: name, Environment: env, Value: &value})
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, edit)
+	}
+	slices.Sort(names)
+	_, err := service.EditManifest(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, appID, nil, func(m *manifest.Manifest) error {
+		for _, edit := range edits {
+			if err := edit(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, false)
+	return names, err
 }
 
 // environmentRename renames an environment the manifest does not declare,

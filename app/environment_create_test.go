@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -116,3 +117,82 @@ func TestEnvironments_CreateWithBranch(t *testing.T) {
 		t.Fatalf("edge without a branch follows %q (%v), want spec.manifest's (\"\")", edge.Branch, err)
 	}
 }
+
+// TestEnvironments_CreateWithItsOwnHost: when a route's hostname is a
+// variable, the create form asks the new environment's value, saved as its
+// variable in one new revision (the TOML kept), so it does not render
+// production's hostname; left empty, no revision is saved.
+func TestEnvironments_CreateWithItsOwnHost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupJobs(t)
+	owner, br, a := b.ownerWithApp(t, routedByVariable)
+	tab := "/applications/" + a.ID + "/environments"
+	r := br.get(tab)
+	wantStatus(t, r, http.StatusOK)
+	field := r.doc.Find(`[data-testid="environment-create-variable"][data-variable="domain"]`)
+	if field.Length() != 1 || field.AttrOr("name", "") != "var.domain" {
+		t.Fatalf("the create form asks no domain: %s", truncate(testid(r, "environment-create").Text()))
+	}
+	before, err := b.store.GetCurrentManifestRevision(ctx, owner.team.ID, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r = br.htmx(tab, url.Values{"name": {"qa"}, "var.domain": {"qa.shop.example"}})
+	wantStatus(t, r, http.StatusOK)
+	if got := testid(r, "environments-notice").Text(); !strings.Contains(got, "Environment qa created with its own domain") {
+		t.Errorf("notice %q", got)
+	}
+	rev, err := b.store.GetCurrentManifestRevision(ctx, owner.team.ID, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.Revision != before.Revision+1 || rev.SourceFormat != "toml" || !strings.Contains(rev.Source, "# Values that differ between environments") {
+		t.Fatalf("revision %d (%s), want %d in TOML with its comments:\n%s", rev.Revision, rev.SourceFormat, before.Revision+1, rev.Source)
+	}
+	saved, err := manifest.Decode(rev.Manifest, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := saved.Spec.Environments["qa"].Variables["domain"]; !ok || v.Interface() != "qa.shop.example" {
+		t.Fatalf("qa's variables %v, want domain = qa.shop.example", saved.Spec.Environments["qa"].Variables)
+	}
+	if v := saved.Spec.Variables["domain"]; v.Interface() != "shop.example.com" {
+		t.Errorf("the default domain became %v", v.Interface())
+	}
+
+	// Left empty: the environment is created, the manifest is not touched.
+	wantStatus(t, br.post(tab, url.Values{"name": {"qa2"}, "var.domain": {" "}}), http.StatusSeeOther)
+	if _, err := b.store.GetEnvironmentByName(ctx, owner.team.ID, a.ID, "qa2"); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := b.store.GetCurrentManifestRevision(ctx, owner.team.ID, a.ID); after.Revision != rev.Revision {
+		t.Errorf("an empty value saved revision %d", after.Revision)
+	}
+}
+
+// routedByVariable routes to web by the domain variable, as the starter
+// manifest does.
+const routedByVariable = `api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+
+[metadata]
+name = "shop"
+
+# Values that differ between environments.
+[spec.variables]
+domain = "shop.example.com"
+
+[[spec.services]]
+name = "web"
+
+[spec.services.source]
+type = "image"
+image = "registry.example/shop:1"
+
+[[spec.routes]]
+hostname = "${{ vars.domain }}"
+service = "web"
+port = 8080
+`

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,6 +39,7 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 		return t, nil
 	}
 	uses := manifest.VariableUses(m)
+	t.Create.HostVariables = hostVariables(uses)
 	t.Scopes = append(t.Scopes, page.VariableScope{Key: "", Label: "Defaults", Hint: "Used by every environment and preview that sets no value of its own.", Rows: variableRows(m.Spec.Variables, uses)})
 	for _, e := range envs {
 		t.Scopes = append(t.Scopes, page.VariableScope{Key: "env:" + e.Name, Label: e.Name, Rows: variableRows(m.Spec.Environments[e.Name].Variables, uses)})
@@ -55,6 +57,20 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 		t.Scopes[i].Error = errs["vars:"+t.Scopes[i].Key]
 	}
 	return t, nil
+}
+
+// hostVariables are the variables a route's hostname references, sorted.
+func hostVariables(uses map[string][]string) []string {
+	var out []string
+	for name, paths := range uses {
+		if slices.ContainsFunc(paths, func(p string) bool {
+			return strings.HasPrefix(p, "spec.routes[") && strings.HasSuffix(p, "].hostname")
+		}) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func variableRows(vars map[string]manifest.Value, uses map[string][]string) []page.VariableRow {

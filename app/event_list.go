@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -22,19 +21,17 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	v := page.ApplicationEventsView{Verb: c.Query("verb")}
-	f := store.EventFilter{ApplicationID: a.ID, Verb: v.Verb, Limit: eventPageSize, BeforeID: eventCursor(c)}
+	f := store.EventFilter{ApplicationID: a.ID, Verb: v.Verb, Summary: v.Verb == "", Limit: eventPageSize, BeforeID: eventCursor(c)}
 	v.Older = f.BeforeID != 0
 	events, err := h.store.ListEventPage(ctx, a.TeamID, f)
 	if err != nil {
 		return err
 	}
-	who, err := h.people(ctx, a.TeamID)
+	names, err := h.loadEventNames(ctx, a.TeamID, events.Events)
 	if err != nil {
 		return err
 	}
-	for _, e := range events.Events {
-		v.Rows = append(v.Rows, page.EventRow{Verb: e.Verb, Actor: who.name(e.Actor), Object: e.ObjectType, Details: compactDetails(e.Details), When: when(&e.CreatedAt)})
-	}
+	v.Rows = names.rows(events.Events)
 	v.OlderURL = olderEventsURL("/applications/"+a.ID+"/events", events.NextBefore, map[string]string{"verb": v.Verb})
 	if v.Older && isFragment(c) {
 		return h.render(c, http.StatusOK, a.Name+" · Events", page.ApplicationEventRows(v))
@@ -43,14 +40,4 @@ func (h *handler) eventList(c *fiber.Ctx) error {
 		return err
 	}
 	return h.render(c, http.StatusOK, a.Name+" · Events", page.ApplicationEvents(header, v))
-}
-
-// compactDetails shows an event's details object on one line, "" when empty.
-func compactDetails(raw json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil || len(m) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }

@@ -20,8 +20,8 @@ func (l eventList) olderURL(doc *goquery.Document) string {
 }
 
 // walkEvents opens path and follows its "Older events" rows as htmx
-// would, and returns the details (last cell) of every row and how many
-// pages there were.
+// would, and returns the event id of every row and how many pages there
+// were.
 func walkEvents(t *testing.T, br *browser, l eventList, path string) (details []string, pages int) {
 	t.Helper()
 	r := br.get(path)
@@ -30,7 +30,7 @@ func walkEvents(t *testing.T, br *browser, l eventList, path string) (details []
 	for {
 		pages++
 		doc.Find(`[data-testid="` + l.row + `"]`).Each(func(_ int, s *goquery.Selection) {
-			details = append(details, strings.TrimSpace(s.Find("td").Last().Text()))
+			details = append(details, s.AttrOr("data-event-id", ""))
 		})
 		next := l.olderURL(doc)
 		if next == "" || pages > 10 {

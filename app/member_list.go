@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/views/component"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
@@ -29,6 +30,9 @@ func (h *handler) membersView(c *fiber.Ctx) (page.MembersView, error) {
 		return page.MembersView{}, err
 	}
 	mv := page.MembersView{InviteRole: string(auth.RoleDeveloper)}
+	for _, r := range auth.Roles {
+		mv.RoleHelp = append(mv.RoleHelp, component.Meaning{Term: string(r), Text: r.Meaning()})
+	}
 	for _, m := range members {
 		mv.Members = append(mv.Members, page.MemberRow{
 			UserID: m.UserID, Email: m.Email, Role: string(m.Role), You: m.UserID == v.user.ID,

@@ -61,16 +61,20 @@ func TestTemplates_TargetsResolve(t *testing.T) {
 // by template file and expression, with the route patterns each holds (*
 // is one path segment; "external" a public address outside the dashboard).
 var opaqueURLs = map[string][]string{
-	"application:s.LogsURL":      {"/applications/*/environments/*/services/*/logs"},
-	"application:l.URL":          {"/applications/*/environments/*/services/*/logs"},
-	"application:r.URL":          {"external"}, // a route's public address
-	"application_previews:p.URL": {"external"}, // a preview's public address
-	"events_older:olderURL":      {"/events", "/applications/*/events"},
-	"service_logs:v.URL":         {"/applications/*/environments/*/services/*/logs"},
-	"service_logs:v.DownloadURL": {"/applications/*/environments/*/services/*/logs/download"},
-	"github:v.Action":            {"external"}, // GitHub's App-manifest endpoint
-	"github:v.AppURL":            {"external"}, // the App's page on GitHub
-	"layout:href":                {"/applications", "/members", "/tokens", "/github", "/events", "/account"},
+	"application:s.LogsURL":        {"/applications/*/environments/*/services/*/logs"},
+	"deployments:l.URL":            {"/applications/*/environments/*/services/*/logs"},
+	"deployment:u":                 {"external"}, // a deployed route's public address (Visit)
+	"events:p.URL":                 {"/applications/*", "/applications/*/environments", "/applications/*/deployments/*"},
+	"team_events:e.ApplicationURL": {"/applications/*"},
+	"getting_started:i.URL":        {"/applications", "/github", "/members", "/tokens"},
+	"application:r.URL":            {"external"}, // a route's public address
+	"application_previews:p.URL":   {"external"}, // a preview's public address
+	"events_older:olderURL":        {"/events", "/applications/*/events"},
+	"service_logs:v.URL":           {"/applications/*/environments/*/services/*/logs"},
+	"service_logs:v.DownloadURL":   {"/applications/*/environments/*/services/*/logs/download"},
+	"github:v.Action":              {"external"}, // GitHub's App-manifest endpoint
+	"github:v.AppURL":              {"external"}, // the App's page on GitHub
+	"layout:href":                  {"/applications", "/members", "/tokens", "/github", "/events", "/account"},
 }
 
 type route struct {

@@ -23,7 +23,7 @@ func (h *handler) secretAccess(c *fiber.Ctx) error {
 		access.EnvironmentIDs = append(access.EnvironmentIDs, string(id))
 	}
 	name := c.Params("name")
-	sec, err := h.secrets.SetAccess(c.UserContext(), a.TeamID, a.ID, name, access)
+	sec, err := h.secrets.SetAccess(c.UserContext(), a.TeamID, a.ID, name, access, secretActor(c))
 	if err != nil {
 		return h.secretRefused(c, a, header, name, err)
 	}

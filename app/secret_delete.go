@@ -16,7 +16,7 @@ func (h *handler) secretDelete(c *fiber.Ctx) error {
 		return err
 	}
 	name := c.Params("name")
-	if err := h.secrets.Delete(c.UserContext(), a.TeamID, a.ID, name); err != nil {
+	if err := h.secrets.Delete(c.UserContext(), a.TeamID, a.ID, name, secretActor(c)); err != nil {
 		return h.secretRefused(c, a, header, name, err)
 	}
 	return h.renderSecrets(c, a, header, http.StatusOK, nil, "Deleted "+name+".")

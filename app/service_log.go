@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -12,19 +12,30 @@ import (
 	"github.com/slipwayhq/slipway/store"
 )
 
-// ServiceLogReader streams what a service of an environment wrote, from
+// ServiceLogReader reads what a service of an environment wrote, from
 // Docker. It is read-only and addressed by the environment id and the
 // manifest's service name, which handlers resolve from the store: a
-// visitor never names a Docker object.
+// visitor never names a Docker object. It hands lines to emit merged
+// across replicas in time order: the tail in one call, then (Follow) each
+// batch of new lines until ctx ends.
 type ServiceLogReader interface {
-	ServiceLogs(ctx context.Context, envID, service string, opts LogOptions, w io.Writer) error
+	ServiceLogs(ctx context.Context, envID, service string, opts LogOptions, emit func([]LogLine) error) error
 }
 
 // LogOptions selects what a ServiceLogReader reads.
 type LogOptions struct {
-	Follow     bool
-	Tail       int // the last lines only; 0 reads everything
-	Timestamps bool
+	Follow bool
+	Tail   int       // the last lines only; 0 reads everything
+	Since  time.Time // only lines written after it; zero: no bound
+}
+
+// LogLine is one line of a service's output.
+type LogLine struct {
+	Time   time.Time
+	Task   string // the replica, "web.2"
+	Node   string // the node's hostname
+	Stderr bool
+	Text   string
 }
 
 // ErrServiceNotRunning is what a ServiceLogReader wraps when Docker has no
@@ -37,6 +48,15 @@ type serviceTarget struct {
 	app     store.Application
 	env     store.Environment
 	service string
+}
+
+// serviceTargetOf loads :app, then the service target within it.
+func (h *handler) serviceTargetOf(c *fiber.Ctx) (serviceTarget, error) {
+	a, _, err := h.loadApplication(c, "overview")
+	if err != nil {
+		return serviceTarget{}, err
+	}
+	return h.loadServiceTarget(c, a)
 }
 
 // loadServiceTarget resolves :app, :environment (a name) and :service

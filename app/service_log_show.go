@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -15,8 +14,9 @@ import (
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
-// serviceLogShow is the last lines a service wrote, read from Docker;
-// with follow=1 htmx asks for them again every two seconds.
+// serviceLogShow is the last lines a service wrote, read from Docker and
+// merged across its replicas; the page's script then appends new lines
+// from serviceLogStream.
 func (h *handler) serviceLogShow(c *fiber.Ctx) error {
 	a, header, err := h.loadApplication(c, "overview")
 	if err != nil {
@@ -28,20 +28,42 @@ func (h *handler) serviceLogShow(c *fiber.Ctx) error {
 	}
 	url := serviceLogsURL(a.ID, target.env.Name, target.service)
 	v := partial.ServiceLogsView{
-		URL: url, DownloadURL: url + "/download", Environment: target.env.Name, Service: target.service,
-		Tail: logTail(c.Query("tail")), Follow: c.Query("follow") == "1",
+		URL: url, StreamURL: url + "/stream", DownloadURL: url + "/download", Environment: target.env.Name, Service: target.service,
+		Tail: logTail(c.Query("tail")),
 	}
-	var buf bytes.Buffer
-	err = h.readLogs(c.UserContext(), target, LogOptions{Tail: v.Tail}, &buf, 10*time.Second)
+	if c.Query("restarted") == "1" {
+		v.Notice = "Restart requested: Swarm replaces the replicas of " + target.service + " one at a time; the new ones' output appears below."
+	}
+	var lines []LogLine
+	err = h.readLogs(c.UserContext(), target, LogOptions{Tail: v.Tail}, 10*time.Second, func(batch []LogLine) error {
+		lines = append(lines, batch...)
+		return nil
+	})
 	if err != nil {
 		v.Error = h.logError(c, err)
 	}
-	v.Text = buf.String()
-	if isFragment(c) {
-		return h.render(c, http.StatusOK, "Logs", partial.ServiceLogs(v))
+	v.Lines = logLineViews(lines)
+	if n := len(lines); n > 0 {
+		v.Since = logTime(lines[n-1].Time)
 	}
 	return h.render(c, http.StatusOK, a.Name+" · Logs of "+target.service, page.ServiceLogs(header, v))
 }
+
+// logLineViews formats lines for the page and the stream.
+func logLineViews(lines []LogLine) []partial.LogLineView {
+	out := make([]partial.LogLineView, len(lines))
+	for i, l := range lines {
+		t := l.Time.UTC()
+		out[i] = partial.LogLineView{Time: logTime(t), Clock: t.Format("15:04:05.000"), Task: l.Task, Node: l.Node, Stderr: l.Stderr, Text: l.Text}
+	}
+	return out
+}
+
+// logTimeLayout is RFC 3339 in UTC with all nine fractional digits: fixed
+// width, so the page's script compares times as strings.
+const logTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func logTime(t time.Time) string { return t.UTC().Format(logTimeLayout) }
 
 // logTail is the tail query parameter within 1..5000, 500 by default.
 func logTail(q string) int {
@@ -52,14 +74,17 @@ func logTail(q string) int {
 	return min(n, 5000)
 }
 
-// readLogs reads target's logs into w within timeout.
-func (h *handler) readLogs(ctx context.Context, target serviceTarget, opts LogOptions, w *bytes.Buffer, timeout time.Duration) error {
+// readLogs reads target's logs within timeout (none when 0).
+func (h *handler) readLogs(ctx context.Context, target serviceTarget, opts LogOptions, timeout time.Duration, emit func([]LogLine) error) error {
 	if h.logs == nil {
 		return api.ErrRuntimeUnavailable
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return h.logs.ServiceLogs(ctx, target.env.ID, target.service, opts, w)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return h.logs.ServiceLogs(ctx, target.env.ID, target.service, opts, emit)
 }
 
 // logError says why logs could not be read; unexpected errors are logged

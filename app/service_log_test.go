@@ -1,13 +1,12 @@
 package app_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -28,9 +27,15 @@ import (
 // swarmLogs reads logs from the real Swarm, as serve's adapter does.
 type swarmLogs struct{ driver *rswarm.Driver }
 
-func (s swarmLogs) ServiceLogs(ctx context.Context, envID, service string, o app.LogOptions, w io.Writer) error {
+func (s swarmLogs) ServiceLogs(ctx context.Context, envID, service string, o app.LogOptions, emit func([]app.LogLine) error) error {
 	err := s.driver.ServiceLogs(ctx, rswarm.EnvRef{ID: envID, ShortID: store.ShortID(envID)}, service,
-		rswarm.LogOptions{Follow: o.Follow, Tail: o.Tail, Timestamps: o.Timestamps}, w)
+		rswarm.LogOptions{Follow: o.Follow, Tail: o.Tail, Since: o.Since}, func(lines []rswarm.LogLine) error {
+			out := make([]app.LogLine, len(lines))
+			for i, l := range lines {
+				out[i] = app.LogLine{Time: l.Time, Task: l.Task, Node: l.Node, Stderr: l.Stderr, Text: l.Text}
+			}
+			return emit(out)
+		})
 	if rswarm.Code(err) == rswarm.CodeServiceNotRunning {
 		return fmt.Errorf("%w: %v", app.ErrServiceNotRunning, err)
 	}
@@ -144,27 +149,42 @@ func TestServiceLogs_RealSwarm(t *testing.T) {
 		t.Error("the line count select has no label")
 	}
 
-	t.Run("follow polls a fragment", func(t *testing.T) {
-		req := httptest.NewRequest(http.MethodGet, link+"?follow=1&tail=100", nil)
-		req.Header.Set("HX-Request", "true")
-		r := br.do(req)
-		wantStatus(t, r, http.StatusOK)
-		if testid(r, "topbar").Length() != 0 {
-			t.Fatal("the poll got the whole page")
+	t.Run("the stream sends new lines after the page's", func(t *testing.T) {
+		lines := testid(page, "log-line")
+		since, _ := lines.Last().Attr("data-ts")
+		if task, _ := lines.Last().Attr("data-task"); task != "talker.1" || since == "" {
+			t.Fatalf("last line task %q, time %q: want talker.1 and its time", task, since)
 		}
-		sec := testid(r, "service-logs")
-		if trig, _ := sec.Attr("hx-trigger"); trig != "every 2s" {
-			t.Fatalf("following fragment trigger %q", trig)
+		if box, _ := testid(page, "service-logs-box").Attr("sse-connect"); box != link+"/stream?since="+since {
+			t.Fatalf("the page streams from %q, want after its last line", box)
 		}
-		if get, _ := sec.Attr("hx-get"); get != link+"?follow=1&tail=100" {
-			t.Fatalf("following fragment polls %q", get)
+		base := b.listen(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+link+"/stream?since="+url.QueryEscape(since), nil)
+		for k, v := range br.cookies {
+			req.AddCookie(&http.Cookie{Name: k, Value: v})
 		}
-		if !strings.Contains(sec.Text(), "hello from talker") {
-			t.Fatal("the poll lacks the output")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
-		still := br.get(link)
-		if _, polls := testid(still, "service-logs").Attr("hx-trigger"); polls {
-			t.Fatal("the logs poll without follow")
+		defer res.Body.Close()
+		if ct := res.Header.Get("Content-Type"); res.StatusCode != http.StatusOK || ct != "text/event-stream" {
+			t.Fatalf("stream: status %d, Content-Type %q", res.StatusCode, ct)
+		}
+		// A restart starts a new task, which writes its line again: the
+		// stream must bring that one, not the line the page showed.
+		env := rswarm.EnvRef{ID: ds[0].EnvironmentID, ShortID: store.ShortID(ds[0].EnvironmentID)}
+		if err := driver.RestartService(ctx, env, "talker"); err != nil {
+			t.Fatal(err)
+		}
+		ev := readEvent(t, bufio.NewReader(res.Body), "lines")
+		if ev.id <= since {
+			t.Fatalf("event id %q is not after the page's last line %q", ev.id, since)
+		}
+		if !strings.Contains(ev.data, "hello from talker") || !strings.Contains(ev.data, `data-task="talker.1"`) || !strings.HasPrefix(ev.data, "<li") {
+			t.Fatalf("event data %q is not the new line as an <li>", ev.data)
 		}
 	})
 	t.Run("download is a timestamped text file", func(t *testing.T) {
@@ -177,8 +197,8 @@ func TestServiceLogs_RealSwarm(t *testing.T) {
 			t.Fatalf("Content-Type %q", ct)
 		}
 		line := strings.SplitN(strings.TrimSpace(r.body), "\n", 2)[0]
-		if !strings.Contains(line, "hello from talker") || !strings.HasPrefix(line, time.Now().UTC().Format("2006")) {
-			t.Fatalf("first line %q is not a timestamped line of output", line)
+		if !strings.HasSuffix(line, " hello from talker") || !strings.HasPrefix(line, time.Now().UTC().Format("2006")) || !strings.Contains(line, " talker.1@") {
+			t.Fatalf("first line %q is not a timestamped, labelled line of output", line)
 		}
 	})
 	t.Run("names are checked against the team's store", func(t *testing.T) {
@@ -201,4 +221,33 @@ func TestServiceLogs_RealSwarm(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct{ name, id, data string }
+
+// readEvent reads events until one named name arrives.
+func readEvent(t *testing.T, r *bufio.Reader, name string) sseEvent {
+	t.Helper()
+	var ev sseEvent
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended before a %q event: %v", name, err)
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "":
+			if ev.name == name {
+				return ev
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.data += strings.TrimPrefix(line, "data: ")
+		}
+	}
 }

@@ -24,9 +24,7 @@ func (h *handler) teamEventList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	names := map[string]string{}
 	for _, a := range apps {
-		names[a.ID] = a.Name
 		v.Applications = append(v.Applications, page.NamedOption{Value: a.ID, Label: a.Name})
 	}
 	if v.Application != "" {
@@ -36,24 +34,19 @@ func (h *handler) teamEventList(c *fiber.Ctx) error {
 		}
 		f.ApplicationID = a.ID
 	}
+	// Without a kind filter, a deployment is one entry; filtered by kind
+	// deployment, its every step shows.
+	f.Summary = v.Kind == ""
 	events, err := h.store.ListEventPage(ctx, teamID, f)
 	if err != nil {
 		return err
 	}
-	who, err := h.people(ctx, teamID)
+	names, err := h.loadEventNames(ctx, teamID, events.Events)
 	if err != nil {
 		return err
 	}
-	for _, e := range events.Events {
-		row := page.TeamEventRow{
-			EventRow: page.EventRow{Verb: e.Verb, Actor: who.name(e.Actor), Object: e.ObjectType, Details: compactDetails(e.Details), When: when(&e.CreatedAt)},
-			Kind:     e.ObjectType, Application: names[e.ObjectID],
-		}
-		if f.ApplicationID != "" {
-			row.Application = names[f.ApplicationID]
-		}
-		v.Rows = append(v.Rows, row)
-	}
+	v.Rows = names.rows(events.Events)
+	who := names.who
 	v.OlderURL = olderEventsURL("/events", events.NextBefore, map[string]string{"application": v.Application, "kind": v.Kind, "actor": v.Actor})
 	if v.Older && isFragment(c) {
 		return h.render(c, http.StatusOK, "Audit log", page.TeamEventRows(v))

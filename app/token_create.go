@@ -2,6 +2,8 @@ package app
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -15,8 +17,20 @@ func (h *handler) tokenCreate(c *fiber.Ctx) error {
 	for _, s := range c.Context().PostArgs().PeekMulti("scopes") {
 		scopes = append(scopes, string(s))
 	}
-	_, secret, err := service.CreateToken(c.UserContext(), h.store, visitorOf(c).actor(),
-		service.TokenRequest{Name: c.FormValue("name"), Scopes: scopes}, h.now())
+	req := service.TokenRequest{Name: c.FormValue("name"), Scopes: scopes}
+	expiry := c.FormValue("expires_in_days")
+	var err error
+	if expiry != "" {
+		var days int
+		if days, err = strconv.Atoi(expiry); err != nil || days <= 0 || days > 3650 {
+			err = &service.InputError{Field: "expires_in", Code: "expires_in_invalid", Message: "choose when the token expires, or never"}
+		}
+		req.ExpiresIn = time.Duration(days) * 24 * time.Hour
+	}
+	var secret string
+	if err == nil {
+		_, secret, err = service.CreateToken(c.UserContext(), h.store, visitorOf(c).actor(), req, h.now())
+	}
 	errs, bad := fieldErrors(err)
 	if err != nil && !bad {
 		return err
@@ -26,7 +40,7 @@ func (h *handler) tokenCreate(c *fiber.Ctx) error {
 		return err
 	}
 	if bad {
-		tv.Name, tv.Errors = c.FormValue("name"), errs
+		tv.Name, tv.Errors, tv.Expiry = c.FormValue("name"), errs, expiry
 		for _, s := range scopes {
 			tv.Checked[s] = true
 		}

@@ -119,6 +119,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &EnvironmentTeardownWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &LinksReconcileWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &PreviewDeleteWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &ServiceRestartWorker{Pipeline: deps.Pipeline}),
 	)
 }
 

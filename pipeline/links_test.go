@@ -1,8 +1,6 @@
 package pipeline_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -144,28 +142,24 @@ type reachLog struct {
 func (lb *linkBundle) reached(t *testing.T, since time.Time) reachLog {
 	t.Helper()
 	env := lb.envs["notes"]
-	var buf bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	must(t, lb.Driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Timestamps: true}, &buf))
 	type line struct {
 		at  time.Time
 		url string
 		ok  bool
 	}
 	var lines []line
-	sc := bufio.NewScanner(&buf)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 3 || (fields[1] != "ok" && fields[1] != "fail") {
-			continue
+	must(t, lb.Driver.ServiceLogs(ctx, swarm.EnvRef{ID: env.ID, ShortID: store.ShortID(env.ID)}, "client", swarm.LogOptions{Since: since}, func(batch []swarm.LogLine) error {
+		for _, l := range batch {
+			fields := strings.Fields(l.Text)
+			if len(fields) < 2 || (fields[0] != "ok" && fields[0] != "fail") || !l.Time.After(since) {
+				continue
+			}
+			lines = append(lines, line{at: l.Time, url: strings.TrimSuffix(fields[1], ":"), ok: fields[0] == "ok"})
 		}
-		at, err := time.Parse(time.RFC3339Nano, fields[0])
-		if err != nil || !at.After(since) {
-			continue
-		}
-		lines = append(lines, line{at: at, url: strings.TrimSuffix(fields[2], ":"), ok: fields[1] == "ok"})
-	}
+		return nil
+	}))
 	// The lines of a replaced task and of its replacement interleave.
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].at.Before(lines[j].at) })
 	r := reachLog{ok: map[string]int{}, failed: map[string]int{}, failedSinceOK: map[string]int{}}

@@ -128,13 +128,34 @@ func (s *Service) Set(ctx context.Context, teamID, applicationID, name string, v
 		return store.Secret{}, refuse(CodeNameConflict, "name", []string{name},
 			"secret %q is declared in spec.secrets, so each environment generates its value; remove the declaration to store a value, or use another name", name)
 	}
-	sec, err := s.st.SetSecretValue(ctx, teamID, applicationID, name, actor, func(r store.SealedRef) (store.Sealed, error) {
-		return s.seal(value, r)
+	var sec store.Secret
+	err = s.st.WithTx(ctx, func(tx *store.Store) error {
+		var err error
+		sec, err = tx.SetSecretValue(ctx, teamID, applicationID, name, actor, func(r store.SealedRef) (store.Sealed, error) {
+			return s.seal(value, r)
+		})
+		if err != nil {
+			return err
+		}
+		return audit(ctx, tx, teamID, actor, "secret.set", sec, map[string]any{"version": sec.CurrentVersion})
 	})
 	if err != nil {
 		return store.Secret{}, fmt.Errorf("set secret %q: %w", name, err)
 	}
 	return sec, nil
+}
+
+// audit records a change of a stored secret in the team's audit log, in
+// the change's transaction: the secret's name and application, never its
+// value.
+func audit(ctx context.Context, tx *store.Store, teamID, actor, verb string, sec store.Secret, details map[string]any) error {
+	if details == nil {
+		details = map[string]any{}
+	}
+	details["name"] = sec.Name
+	details["application_id"] = sec.ApplicationID
+	_, err := tx.RecordEvent(ctx, teamID, store.EventParams{Actor: actor, Verb: verb, ObjectType: "secret", ObjectID: sec.ID, Details: details})
+	return err
 }
 
 // declaredNames reads spec.secrets of the application's saved manifest;
@@ -179,18 +200,25 @@ func (s *Service) Versions(ctx context.Context, teamID, applicationID, name stri
 // Delete deletes a stored secret. Deployments that pinned one of its
 // versions keep running; new captures that mount it fail with
 // secret_missing.
-func (s *Service) Delete(ctx context.Context, teamID, applicationID, name string) error {
+// actor ("user:<id>", "token:<id>") is recorded in the audit log.
+func (s *Service) Delete(ctx context.Context, teamID, applicationID, name, actor string) error {
 	sec, err := s.Get(ctx, teamID, applicationID, name)
 	if err != nil {
 		return err
 	}
-	return s.st.DeleteSecret(ctx, teamID, sec.ID)
+	return s.st.WithTx(ctx, func(tx *store.Store) error {
+		if err := tx.DeleteSecret(ctx, teamID, sec.ID); err != nil {
+			return err
+		}
+		return audit(ctx, tx, teamID, actor, "secret.delete", sec, nil)
+	})
 }
 
 // SetAccess replaces who may mount a stored secret. EnvironmentIDs must
 // name environments (not previews) of the application; an unknown one is
 // environment_not_found and changes nothing.
-func (s *Service) SetAccess(ctx context.Context, teamID, applicationID, name string, a store.SecretAccess) (store.Secret, error) {
+// actor is recorded in the audit log.
+func (s *Service) SetAccess(ctx context.Context, teamID, applicationID, name string, a store.SecretAccess, actor string) (store.Secret, error) {
 	sec, err := s.Get(ctx, teamID, applicationID, name)
 	if err != nil {
 		return store.Secret{}, err
@@ -198,7 +226,15 @@ func (s *Service) SetAccess(ctx context.Context, teamID, applicationID, name str
 	if a.AllEnvironments {
 		a.EnvironmentIDs = nil
 	}
-	out, err := s.st.SetSecretAccess(ctx, teamID, sec.ID, a)
+	var out store.Secret
+	err = s.st.WithTx(ctx, func(tx *store.Store) error {
+		var err error
+		if out, err = tx.SetSecretAccess(ctx, teamID, sec.ID, a); err != nil {
+			return err
+		}
+		return audit(ctx, tx, teamID, actor, "secret.access", out, map[string]any{
+			"all_environments": out.AllEnvironments, "environment_ids": out.EnvironmentIDs, "previews": out.Previews})
+	})
 	if errors.Is(err, store.ErrNotFound) && len(a.EnvironmentIDs) > 0 {
 		return store.Secret{}, refuse(CodeEnvironmentUnknown, "environment_ids", []string{name},
 			"secret %q: environment_ids lists %s; every id must be an environment (not a preview) of this application",

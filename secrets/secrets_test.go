@@ -131,14 +131,14 @@ func TestService_RoundTrip(t *testing.T) {
 
 	// Narrowing access leaves what production pinned alone; its next
 	// capture is refused.
-	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "db-password", store.SecretAccess{EnvironmentIDs: []string{b.staging.ID}})
+	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "db-password", store.SecretAccess{EnvironmentIDs: []string{b.staging.ID}}, "user:test")
 	must(t, err)
 	if _, err := b.svc.Values(b.ctx, b.team, b.prod, pins); err != nil {
 		t.Fatalf("narrowed access broke a pinned version: %v", err)
 	}
 	_, err = b.svc.Capture(b.ctx, b.team, b.prod, m)
 	wantCode(t, err, secrets.CodeAccessDenied, "db-password")
-	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "db-password", store.SecretAccess{AllEnvironments: true})
+	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "db-password", store.SecretAccess{AllEnvironments: true}, "user:test")
 	must(t, err)
 
 	// A pin is a version: a later set does not change what it opens.
@@ -150,7 +150,7 @@ func TestService_RoundTrip(t *testing.T) {
 		t.Fatalf("pinned value changed to %q", vals["db-password"].Value)
 	}
 	// Even after the secret is deleted, a restore can open its pin.
-	must(t, b.svc.Delete(b.ctx, b.team, b.app.ID, "db-password"))
+	must(t, b.svc.Delete(b.ctx, b.team, b.app.ID, "db-password", "user:test"))
 	_, err = b.svc.Capture(b.ctx, b.team, b.prod, m)
 	wantCode(t, err, secrets.CodeMissing, "db-password")
 	vals, err = b.svc.Values(b.ctx, b.team, b.prod, pins)
@@ -198,7 +198,7 @@ func TestService_SetRefusals(t *testing.T) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("set on a missing application: %v", err)
 	}
-	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "absent", store.SecretAccess{AllEnvironments: true})
+	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "absent", store.SecretAccess{AllEnvironments: true}, "user:test")
 	wantCode(t, err, secrets.CodeNotFound, "absent")
 }
 
@@ -209,11 +209,11 @@ func TestService_CaptureRefusals(t *testing.T) {
 		_, err := b.svc.Set(b.ctx, b.team, b.app.ID, n, []byte("value-of-"+n), "user:u1")
 		must(t, err)
 	}
-	_, err := b.svc.SetAccess(b.ctx, b.team, b.app.ID, "staging-only", store.SecretAccess{EnvironmentIDs: []string{b.staging.ID}})
+	_, err := b.svc.SetAccess(b.ctx, b.team, b.app.ID, "staging-only", store.SecretAccess{EnvironmentIDs: []string{b.staging.ID}}, "user:test")
 	must(t, err)
-	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "preview-ok", store.SecretAccess{AllEnvironments: true, Previews: true})
+	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "preview-ok", store.SecretAccess{AllEnvironments: true, Previews: true}, "user:test")
 	must(t, err)
-	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "api-key", store.SecretAccess{EnvironmentIDs: []string{b.preview.ID}})
+	_, err = b.svc.SetAccess(b.ctx, b.team, b.app.ID, "api-key", store.SecretAccess{EnvironmentIDs: []string{b.preview.ID}}, "user:test")
 	wantCode(t, err, secrets.CodeEnvironmentUnknown)
 
 	// A preview of a fork's pull request never mounts a stored secret.

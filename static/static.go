@@ -2,7 +2,7 @@ package static
 
 import "embed"
 
-// FS holds css/ and vendor/; paths are relative to this directory.
+// FS holds css/, js/ and vendor/; paths are relative to this directory.
 //
-//go:embed css vendor
+//go:embed css js vendor
 var FS embed.FS

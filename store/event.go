@@ -41,6 +41,12 @@ type EventFilter struct {
 	Actor string
 	// Verb keeps the events of one verb ("deployment.request"...).
 	Verb string
+	// Summary leaves out the worker's progress events of deployments
+	// (capturing, preparing, running jobs, rolling out, retrying) and the
+	// outcome of a deployment whose request or branch sync has its own
+	// event, so each deployment is one entry (its request, read with the
+	// deployment's state).
+	Summary bool
 	// BeforeID pages backwards: only events with a smaller id.
 	BeforeID int64
 	// Limit defaults to 50 and is capped at 500.
@@ -120,8 +126,9 @@ func (s *Store) listEvents(ctx context.Context, teamID string, f EventFilter, li
 		  AND ($6 = '' OR actor = $6)
 		  AND ($7 = '' OR `+namesApplication("$1", "$7")+`)
 		  AND ($8 = '' OR verb = $8)
+		  AND (NOT $9 OR NOT `+deploymentDetail+`)
 		ORDER BY id DESC
-		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit, f.Actor, f.ApplicationID, f.Verb)
+		LIMIT $5`, teamID, f.ObjectType, f.ObjectID, f.BeforeID, limit, f.Actor, f.ApplicationID, f.Verb, f.Summary)
 	if err != nil {
 		return nil, wrap("list events", err)
 	}
@@ -129,11 +136,23 @@ func (s *Store) listEvents(ctx context.Context, teamID string, f EventFilter, li
 	return es, wrap("list events", err)
 }
 
+// deploymentDetail is the condition that an event is a deployment's
+// progress, or an outcome that its request (or, for a branch sync, the
+// environment's branch_synced event) already stands for; $1 is the team.
+const deploymentDetail = `(object_type = 'deployment' AND (
+		verb IN ('deployment.capturing', 'deployment.preparing', 'deployment.running_jobs', 'deployment.rolling_out', 'deployment.retrying')
+		OR verb IN ('deployment.succeeded', 'deployment.failed') AND (
+			EXISTS (SELECT 1 FROM events r WHERE r.team_id = $1 AND r.object_type = 'deployment' AND r.object_id = events.object_id
+				AND r.verb IN ('deployment.request', 'preview.local'))
+			OR EXISTS (SELECT 1 FROM deployments d WHERE d.team_id = $1 AND d.id = events.object_id AND d.actor LIKE 'sync:%'))))`
+
 // namesApplication is the condition that an event names the application
 // whose id is parameter app, one of its environments or one of its
-// deployments, in the team whose id is parameter team.
+// deployments, or says in its details that it concerns it (a stored
+// secret's events, the worker's), in the team whose id is parameter team.
 func namesApplication(team, app string) string {
 	return `(object_id = ` + app + `
+		OR details->>'application_id' = ` + app + `
 		OR object_id IN (SELECT id FROM environments WHERE team_id = ` + team + ` AND application_id = ` + app + `)
 		OR object_id IN (SELECT id FROM deployments WHERE team_id = ` + team + ` AND application_id = ` + app + `))`
 }

@@ -82,6 +82,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerRepository(r)
 	h.registerPreviews(r)
 	h.registerGitHub(r)
+	h.registerServiceControls(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {
@@ -131,9 +132,17 @@ func (h *handler) authenticate(c *fiber.Ctx) error {
 	tok, err := h.store.AuthenticateAPIToken(ctx, store.HashToken(secret), h.now())
 	invalid := func() error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="slipway", error="invalid_token"`)
-		return WriteError(c, http.StatusUnauthorized, "token_invalid", "the API token is unknown, revoked or expired", nil)
+		return WriteError(c, http.StatusUnauthorized, "token_invalid", "the API token is unknown or revoked", nil)
 	}
 	if errors.Is(err, store.ErrNotFound) {
+		expired, err := h.store.APITokenExpired(ctx, store.HashToken(secret), h.now())
+		if err != nil {
+			return h.fail(c, err)
+		}
+		if expired {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="slipway", error="invalid_token", error_description="expired"`)
+			return WriteError(c, http.StatusUnauthorized, "token_expired", "the API token has expired: create a new one on the API tokens page or with POST /api/v1/tokens", nil)
+		}
 		return invalid()
 	}
 	if err != nil {

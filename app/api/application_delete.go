@@ -9,7 +9,11 @@ import (
 )
 
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
-	if err := service.DeleteApplication(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, c.Params("app")); err != nil {
+	a, err := h.application(c)
+	if err != nil {
+		return h.fail(c, err)
+	}
+	if err := service.DeleteApplication(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID); err != nil {
 		return h.fail(c, err)
 	}
 	return c.SendStatus(http.StatusNoContent)

@@ -5,7 +5,7 @@ import (
 )
 
 func (h *handler) applicationShow(c *fiber.Ctx) error {
-	a, err := h.store.GetApplication(c.UserContext(), callerOf(c).token.TeamID, c.Params("app"))
+	a, err := h.application(c)
 	if err != nil {
 		return h.fail(c, err)
 	}

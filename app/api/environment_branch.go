@@ -41,7 +41,7 @@ func (h *handler) environmentBranch(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
-	env, err := service.SetEnvironmentBranch(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Branch, req.Commit)
+	env, err := service.SetEnvironmentBranch(c.UserContext(), h.store, callerOf(c).actor(), a.ID, h.environmentName(c, a.ID), req.Branch, req.Commit)
 	if err != nil {
 		return h.fail(c, err)
 	}
@@ -83,7 +83,7 @@ func (h *handler) environmentSync(c *fiber.Ctx) error {
 	if req.Sync && !permitted(c, auth.AppsDeploy) {
 		return denyScope(c, auth.AppsDeploy)
 	}
-	env, err := service.SetEnvironmentSync(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"), req.Sync)
+	env, err := service.SetEnvironmentSync(c.UserContext(), h.store, callerOf(c).actor(), a.ID, h.environmentName(c, a.ID), req.Sync)
 	if err != nil {
 		return h.fail(c, err)
 	}

@@ -67,7 +67,7 @@ func (h *handler) environmentRename(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
-	old := c.Params("env")
+	old := h.environmentName(c, a.ID)
 	env, err := service.RenameEnvironment(c.UserContext(), h.store, callerOf(c).actor(), a.ID, old, req.Name)
 	if err != nil {
 		return h.fail(c, err)

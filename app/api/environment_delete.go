@@ -27,7 +27,7 @@ func (h *handler) environmentDelete(c *fiber.Ctx) error {
 	if err != nil {
 		return h.fail(c, err)
 	}
-	d, err := service.DeleteEnvironment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"))
+	d, err := service.DeleteEnvironment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, h.environmentName(c, a.ID))
 	if err != nil {
 		return h.fail(c, err)
 	}

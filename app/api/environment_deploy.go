@@ -26,13 +26,13 @@ func (h *handler) environmentDeploy(c *fiber.Ctx) error {
 	}
 	var d store.Deployment
 	if req.Branch != "" || req.Commit != "" {
-		d, err = service.RequestDeploymentAt(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"),
+		d, err = service.RequestDeploymentAt(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, h.environmentName(c, a.ID),
 			store.GitRef{Branch: req.Branch, Commit: req.Commit})
 	} else {
-		d, err = service.RequestDeployment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"))
+		d, err = service.RequestDeployment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, h.environmentName(c, a.ID))
 	}
 	if err != nil {
 		return h.fail(c, err)
 	}
-	return c.Status(http.StatusAccepted).JSON(newDeployment(d, c.Params("env")))
+	return c.Status(http.StatusAccepted).JSON(newDeployment(d, h.environmentName(c, a.ID)))
 }

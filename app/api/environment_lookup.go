@@ -22,3 +22,14 @@ func (h *handler) namedEnvironment(c *fiber.Ctx, a store.Application) (store.Env
 func (h *handler) namedPreview(c *fiber.Ctx, a store.Application) (store.Environment, error) {
 	return h.store.GetPreviewBySlug(c.UserContext(), a.TeamID, a.ID, c.Params("slug"))
 }
+
+// environmentName is the name of the environment :env names, by name or
+// id, for operations that take a name; an unknown one is left as it is,
+// for the operation to refuse in its own words.
+func (h *handler) environmentName(c *fiber.Ctx, appID string) string {
+	env, err := service.EnvironmentByName(c.UserContext(), h.store, callerOf(c).token.TeamID, appID, c.Params("env"))
+	if err != nil {
+		return c.Params("env")
+	}
+	return env.Name
+}

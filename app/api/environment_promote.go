@@ -50,7 +50,7 @@ func (h *handler) environmentPromote(c *fiber.Ctx) error {
 	}
 	opts := PromotionChecks(h.runtime, h.secrets)
 	opts.DeploymentID, opts.ReleaseID, opts.Plan = req.DeploymentID, req.ReleaseID, req.Plan
-	res, err := service.PromoteEnvironment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"), opts)
+	res, err := service.PromoteEnvironment(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, h.environmentName(c, a.ID), opts)
 	var pe *service.PromotionError
 	if errors.As(err, &pe) {
 		first := pe.Problems[0]
@@ -65,7 +65,7 @@ func (h *handler) environmentPromote(c *fiber.Ctx) error {
 	if res.Deployment == nil {
 		return c.JSON(out)
 	}
-	d := newDeployment(*res.Deployment, c.Params("env"))
+	d := newDeployment(*res.Deployment, h.environmentName(c, a.ID))
 	out.Deployment = &d
 	return c.Status(http.StatusAccepted).JSON(out)
 }

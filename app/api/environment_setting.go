@@ -28,7 +28,7 @@ func (h *handler) environmentVisibility(c *fiber.Ctx) error {
 		if bad := decode(c.Body(), &req); bad != nil {
 			return nil, bad, nil
 		}
-		edit, err := service.EditEnvironmentSetting(c.UserContext(), h.store, callerOf(c).actor(), appID, c.Params("env"), service.SettingVisibility, req.Visibility)
+		edit, err := service.EditEnvironmentSetting(c.UserContext(), h.store, callerOf(c).actor(), appID, h.environmentName(c, appID), service.SettingVisibility, req.Visibility)
 		return edit, nil, err
 	})
 }
@@ -41,7 +41,7 @@ func (h *handler) environmentRollback(c *fiber.Ctx) error {
 		if bad := decode(c.Body(), &req); bad != nil {
 			return nil, bad, nil
 		}
-		edit, err := service.EditEnvironmentSetting(c.UserContext(), h.store, callerOf(c).actor(), appID, c.Params("env"), service.SettingRollback, req.Rollback)
+		edit, err := service.EditEnvironmentSetting(c.UserContext(), h.store, callerOf(c).actor(), appID, h.environmentName(c, appID), service.SettingRollback, req.Rollback)
 		return edit, nil, err
 	})
 }

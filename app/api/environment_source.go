@@ -30,7 +30,7 @@ func (h *handler) environmentSource(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
-	env, err := service.SetEnvironmentSource(c.UserContext(), h.store, callerOf(c).actor(), a.ID, c.Params("env"),
+	env, err := service.SetEnvironmentSource(c.UserContext(), h.store, callerOf(c).actor(), a.ID, h.environmentName(c, a.ID),
 		service.SourceOptions{PromoteFrom: req.PromoteFrom, Tracking: req.Tracking})
 	if err != nil {
 		return h.fail(c, err)

@@ -39,7 +39,7 @@ func (h *handler) environmentTelemetry(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
-	g, err := service.SetEnvironmentTelemetry(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, c.Params("env"), req.Granted)
+	g, err := service.SetEnvironmentTelemetry(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, h.environmentName(c, a.ID), req.Granted)
 	if err != nil {
 		return h.fail(c, err)
 	}

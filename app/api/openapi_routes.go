@@ -74,6 +74,8 @@ var routeTable = []Route{
 
 	{Method: http.MethodPost, Path: "/applications/:app/repository/reset", Summary: "Make the manifest last read from the repository the saved one again", Scope: auth.AppsWrite, Status: http.StatusOK, Response: RepositoryReset{}},
 	{Method: http.MethodPost, Path: "/applications/:app/pull-requests/:number/approve", Summary: "Approve the preview of a pull request from a fork or an author without write permission", Scope: auth.AppsDeploy, Status: http.StatusAccepted, Response: PullRequestApproval{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/services/:service/restart", Summary: "Restart a running service's tasks (a forced rolling update)", Scope: auth.AppsDeploy, Status: http.StatusAccepted},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/services/:service/scale", Summary: "Set a service's replicas (a manifest field edit, or the environment's variable when replicas references one) and deploy the environment", Scope: auth.AppsDeploy, Request: ServiceScaleRequest{}, Status: http.StatusAccepted, Response: ServiceScaled{}},
 
 	{Method: http.MethodPost, Path: "/applications/apply", Summary: "Save a manifest as the next revision (TOML or JSON)", Scope: auth.AppsWrite,
 		Request: manifest.Manifest{}, RawRequest: []string{"application/toml"}, Status: http.StatusOK, Response: ApplyResponse{},
@@ -174,7 +176,7 @@ var routeTable = []Route{
 // pathParams describes each path parameter by name.
 var pathParams = map[string]string{
 	"app":         "Application id or name.",
-	"env":         "Environment name (never a preview's slug: environment_not_found).",
+	"env":         "Environment name or id (never a preview's slug: environment_not_found).",
 	"token":       "API token id.",
 	"deployment":  "Deployment id.",
 	"variable":    "Variable name.",

@@ -33,6 +33,6 @@ func (h *handler) secretAccess(c *fiber.Ctx) error {
 		}
 		access.Previews = cur.Previews
 	}
-	sec, err := svc.SetAccess(c.UserContext(), a.TeamID, a.ID, trimmedName(c), access)
+	sec, err := svc.SetAccess(c.UserContext(), a.TeamID, a.ID, trimmedName(c), access, secretActor(c))
 	return h.respondSecret(c, a, sec, err)
 }

@@ -11,7 +11,7 @@ func (h *handler) secretDelete(c *fiber.Ctx) error {
 	if done {
 		return err
 	}
-	if err := svc.Delete(c.UserContext(), a.TeamID, a.ID, trimmedName(c)); err != nil {
+	if err := svc.Delete(c.UserContext(), a.TeamID, a.ID, trimmedName(c), secretActor(c)); err != nil {
 		return h.secretFail(c, err)
 	}
 	return c.SendStatus(http.StatusNoContent)

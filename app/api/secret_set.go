@@ -48,7 +48,7 @@ func (h *handler) secretSet(c *fiber.Ctx) error {
 			if req.Previews == nil {
 				access.Previews = sec.Previews
 			}
-			sec, err = s.SetAccess(ctx, a.TeamID, a.ID, name, *access)
+			sec, err = s.SetAccess(ctx, a.TeamID, a.ID, name, *access, secretActor(c))
 		}
 		return err
 	})

@@ -114,3 +114,17 @@ func TestParseScopes(t *testing.T) {
 		t.Fatalf("Subset missing = %q", m)
 	}
 }
+
+// TestMeanings: every scope and role the pages list is explained.
+func TestMeanings(t *testing.T) {
+	for _, s := range AllScopes {
+		if s.Meaning() == "" {
+			t.Errorf("scope %s has no meaning", s)
+		}
+	}
+	for _, r := range Roles {
+		if r.Meaning() == "" {
+			t.Errorf("role %s has no meaning", r)
+		}
+	}
+}

@@ -120,3 +120,31 @@ func Strings(scopes []Scope) []string {
 	}
 	return out
 }
+
+// scopeMeanings says what each scope lets a member or a token do, for the
+// tokens and members pages.
+var scopeMeanings = map[Scope]string{
+	AppsRead:       "see applications, manifests, deployments, environments and the audit log",
+	AppsWrite:      "create and rename applications, save manifests, edit variables, services, routes and environments",
+	AppsDeploy:     "deploy, retry, cancel, restore and promote; restart and scale services; create and deploy previews",
+	AppsDelete:     "delete applications, environments and previews",
+	SecretsWrite:   "set, grant and delete stored secrets, regenerate generated ones (values are never shown)",
+	LogsRead:       "read and download services' logs",
+	MembersManage:  "invite members, change their roles and remove them",
+	TokensManage:   "create and revoke API tokens",
+	TelemetryGrant: "let an environment's telemetry receiver get every application's telemetry",
+}
+
+// Meaning says what s lets its holder do.
+func (s Scope) Meaning() string { return scopeMeanings[s] }
+
+// roleMeanings says what each role is for.
+var roleMeanings = map[Role]string{
+	RoleOwner:     "everything, including making, demoting and removing owners",
+	RoleAdmin:     "everything an owner can, except touching owners",
+	RoleDeveloper: "build and run applications: read, write, deploy, logs and secrets; no deleting, members or tokens",
+	RoleViewer:    "read applications and logs; change nothing",
+}
+
+// Meaning says what r is for.
+func (r Role) Meaning() string { return roleMeanings[r] }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/slipwayhq/slipway/store"
 )
@@ -38,9 +39,17 @@ func EnvironmentNotFound(name string) error {
 // they act on, within the team: the application's environment called
 // name, never a preview, which "never appears among the application's
 // environments, and environment commands never act on it". Both a
-// missing name and a preview's slug are EnvironmentNotFound.
+// missing name and a preview's slug are EnvironmentNotFound. The
+// environment's id is accepted in place of its name, as the API's {env}
+// is documented: ids and names never collide (names cannot contain "_").
 func EnvironmentByName(ctx context.Context, st *store.Store, teamID, appID, name string) (store.Environment, error) {
 	env, err := st.GetEnvironmentByName(ctx, teamID, appID, name)
+	if errors.Is(err, store.ErrNotFound) && strings.HasPrefix(name, "env_") {
+		env, err = st.GetEnvironment(ctx, teamID, name)
+		if err == nil && env.ApplicationID != appID {
+			err = store.ErrNotFound
+		}
+	}
 	if errors.Is(err, store.ErrNotFound) || (err == nil && env.Kind != store.KindEnvironment) {
 		return store.Environment{}, EnvironmentNotFound(name)
 	}

@@ -81,7 +81,11 @@ alone. Needs DATABASE_URL.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "re-encrypted %d values under key %s\n", n, kr.CurrentID())
+			values := "values"
+			if n == 1 {
+				values = "value"
+			}
+			fmt.Fprintf(out, "re-encrypted %d %s under key %s\n", n, values, kr.CurrentID())
 			fmt.Fprintf(out, "values by key: %s\n", formatCounts(counts))
 			if newKeyFile != "" {
 				fmt.Fprintf(out, "next: make %s the first key of secret_key_file (%s) and restart serve and worker\n",

@@ -95,7 +95,7 @@ func TestAdminRotateKeyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rotate-key: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "re-encrypted 1 values under key "+newKR.CurrentID()) {
+	if !strings.Contains(out, "re-encrypted 1 value under key "+newKR.CurrentID()) {
 		t.Fatalf("output = %q", out)
 	}
 	if strings.Contains(out, "the-value") {

@@ -18,7 +18,7 @@ import (
 
 // addServerAppCommands adds the app verbs that talk to a Slipway server.
 func addServerAppCommands(app *cobra.Command) {
-	app.AddCommand(newAppApplyCommand(), newAppStatusCommand(), newAppListCommand())
+	app.AddCommand(newAppApplyCommand(), newAppStatusCommand(), newAppListCommand(), newAppDeleteCommand())
 	addSecretCommands(app)
 	addReleaseCommands(app)
 	addFieldEditCommands(app)

@@ -43,6 +43,8 @@ func newRootCommand() *cobra.Command {
 		newEnvCommand(),
 		newPreviewCommand(),
 		newDeploymentCommand(),
+		newTokenCommand(),
+		newEventsCommand(),
 	)
 	return root
 }

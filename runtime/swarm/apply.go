@@ -216,6 +216,9 @@ func (d *Driver) UpdateService(ctx context.Context, want ServiceSpec) (changed b
 	if len(ServiceDrift(have.Spec, spec, netNames)) == 0 {
 		return false, nil
 	}
+	// A restart's counter stays as it is, so an update does not look like
+	// a second restart request.
+	spec.TaskTemplate.ForceUpdate = have.Spec.TaskTemplate.ForceUpdate
 	if _, err := d.engine.ServiceUpdate(ctx, have.ID, have.Version, spec, swarm.ServiceUpdateOptions{EncodedRegistryAuth: want.RegistryAuth}); err != nil {
 		return false, engineErr("update service "+spec.Name, err)
 	}

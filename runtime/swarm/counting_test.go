@@ -57,6 +57,11 @@ func (c *CountingEngine) ServiceLogs(ctx context.Context, id string, o container
 	return c.inner.ServiceLogs(ctx, id, o)
 }
 
+func (c *CountingEngine) NodeList(ctx context.Context, o swarm.NodeListOptions) ([]swarm.Node, error) {
+	c.calls.Add(1)
+	return c.inner.NodeList(ctx, o)
+}
+
 func (c *CountingEngine) TaskList(ctx context.Context, o swarm.TaskListOptions) ([]swarm.Task, error) {
 	c.calls.Add(1)
 	return c.inner.TaskList(ctx, o)

@@ -23,6 +23,7 @@ type Engine interface {
 	ServiceRemove(ctx context.Context, serviceID string) error
 	ServiceLogs(ctx context.Context, serviceID string, options container.LogsOptions) (io.ReadCloser, error)
 	TaskList(ctx context.Context, options swarm.TaskListOptions) ([]swarm.Task, error)
+	NodeList(ctx context.Context, options swarm.NodeListOptions) ([]swarm.Node, error)
 
 	NetworkList(ctx context.Context, options network.ListOptions) ([]network.Summary, error)
 	NetworkCreate(ctx context.Context, name string, options network.CreateOptions) (network.CreateResponse, error)

@@ -93,6 +93,10 @@ func (f *fakeEngine) TaskList(_ context.Context, o swarm.TaskListOptions) ([]swa
 	return out, nil
 }
 
+func (f *fakeEngine) NodeList(context.Context, swarm.NodeListOptions) ([]swarm.Node, error) {
+	return nil, nil
+}
+
 func (f *fakeEngine) NetworkList(_ context.Context, o network.ListOptions) ([]network.Summary, error) {
 	var out []network.Summary
 	for _, n := range f.networks {

@@ -213,26 +213,18 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		fail("follow the route link", fmt.Errorf("the route answered %q (%v), want the service's ok", answer, err))
 	}
 	run("route answered", shot("07-route"), chromedp.Navigate(overview), chromedp.WaitVisible(css(`[data-testid="overview-services"]`)))
-	// The service's output, read from Docker through the logs page; with
-	// follow the log block refreshes itself in place.
+	// The service's output, read from Docker through the logs page: the
+	// last lines, then new ones appended over its stream (the stream, pause
+	// and pinning are TestDashboard_LogsAndDeployment's).
 	run("service logs",
 		chromedp.Click(css(`[data-testid="service-logs-link"]`)),
-		chromedp.WaitVisible(css(`[data-testid="service-logs-form"]`)),
-		chromedp.Click(css(`[data-testid="service-logs-follow"]`)),
-		chromedp.Submit(css(`[data-testid="service-logs-form"]`)),
-		chromedp.WaitVisible(css(`[data-testid="service-logs"][data-follow="true"]`)),
+		chromedp.WaitVisible(css(`[data-testid="service-logs-box"]`)),
 	)
-	eval("mark the logs page", `window.__slipwayLogsNoReload = "yes"; document.querySelector('[data-testid="service-logs"]').dataset.stale = "yes"; "ok"`)
-	// The followed block is swapped for a fresh one (without the marker)
-	// that shows the service's output.
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const s = document.querySelector('[data-testid="service-logs"]'); return !!s && s.dataset.stale !== "yes" && s.textContent.includes("listening on"); })()`,
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const b = document.querySelector('[data-testid="service-logs-box"]'); return !!b && b.textContent.includes("listening on"); })()`,
 		chromedp.WithPollingTimeout(time.Minute))); err != nil {
-		fail("logs follow", err)
+		fail("service output", err)
 	}
-	run("logs followed", shot("08-service-logs"))
-	if marker := eval("read the logs marker", `String(window.__slipwayLogsNoReload)`); marker != "yes" {
-		t.Fatal("the logs page reloaded while following")
-	}
+	run("logs shown", shot("08-service-logs"))
 	run("narrow screen",
 		chromedp.EmulateViewport(375, 800),
 		chromedp.Navigate(base+appPath+"/manifest"),
@@ -259,8 +251,11 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		chromedp.Navigate(base+"/applications?q=browser-"+id+"&state=running"),
 		chromedp.WaitVisible(css(`[data-testid="application-row"]`)),
 	)
-	eval("accept the confirmation", `window.confirm = () => true; "ok"`)
+	// The list guards deletion by the typed name, as Settings does: open
+	// the row's disclosure, type the name, press Delete application.
 	run("delete from the filtered list",
+		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
+		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), "browser-"+id),
 		chromedp.Click(css(`[data-testid="application-delete"]`)),
 		chromedp.WaitVisible(css(`[data-testid="applications-no-match"]`)),
 		shot("14-deleted-filtered"),

@@ -88,15 +88,22 @@ func (u *ui) waitCount(step, sel string, n int) {
 	u.fail(step, fmt.Errorf("%s elements match %s, want %d", got, sel, n))
 }
 
-// wantText waits for sel to contain want.
+// wantText waits for sel to contain want, across the page being replaced
+// by the one a form post leads to (a poll cut by that navigation is
+// started again).
 func (u *ui) wantText(step, sel, want string) {
 	u.t.Helper()
-	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
-	ctx, cancel := context.WithTimeout(u.ctx, time.Minute)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js)); err != nil {
-		u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return document.readyState === "complete" && !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
+	var err error
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithDeadline(u.ctx, deadline)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](js))
+		cancel()
+		if err == nil {
+			return
+		}
 	}
+	u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
 }
 
 // TestDashboard_FormsThroughTheUI submits the dashboard's forms the way a
@@ -106,7 +113,8 @@ func (u *ui) wantText(step, sel, want string) {
 // .env editor, environments (create, rename, typed delete; declared ones
 // disabled), setting up promotion, settings, invitations (the form that
 // posted to a route that did not exist), tokens, the list's typed
-// delete. Each answers with a visible message. The viewer sees no
+// delete, secrets, restart, the password, a member's role, a second team
+// and the switch back. Each answers with a visible message. The viewer sees no
 // controls it may not use.
 func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	if testing.Short() {
@@ -303,6 +311,44 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		chromedp.WaitNotPresent(css(`[data-testid="token-row"]`)),
 	)
 
+	// Secrets: a value is set (write-only: never put back into the page),
+	// then deleted.
+	o.run("set a secret",
+		chromedp.Navigate(base+appPath+"/secrets"),
+		chromedp.SendKeys(css(`[data-testid="secret-set-form"] #f-name`), "api-key"),
+		chromedp.SendKeys(css(`[data-testid="secret-value"]`), "forms-secret-value"),
+		chromedp.Click(css(`[data-testid="secret-set"]`)),
+		chromedp.WaitVisible(css(`[data-testid="secret-row"][data-secret="api-key"]`)),
+	)
+	o.wantText("secret notice", `[data-testid="secrets-notice"]`, "Saved api-key as version 1")
+	if strings.Contains(o.eval("read the secrets page", `document.documentElement.outerHTML`), "forms-secret-value") {
+		t.Error("the Secrets tab shows the stored value")
+	}
+	o.run("delete the secret",
+		acceptConfirms,
+		chromedp.Click(css(`[data-secret="api-key"] [data-testid="secret-delete"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="secret-row"][data-secret="api-key"]`)),
+	)
+	o.wantText("secret deleted", `[data-testid="secrets-notice"]`, "Deleted api-key")
+
+	// Restart from the Overview lands on the service's logs, saying what
+	// happens next.
+	o.run("restart web",
+		chromedp.Navigate(base+appPath),
+		chromedp.Click(css(`[data-testid="service-restart"]`)),
+		chromedp.WaitVisible(css(`[data-testid="service-logs-notice"]`)),
+	)
+	o.wantText("restart notice", `[data-testid="service-logs-notice"]`, "Restart requested")
+
+	o.run("change the password",
+		chromedp.Navigate(base+"/account"),
+		chromedp.SendKeys(css(`#f-current_password`), "correct horse battery staple"),
+		chromedp.SendKeys(css(`#f-new_password`), "a newer horse battery staple"),
+		chromedp.Click(css(`[data-testid="password-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="password-notice"]`)),
+	)
+	o.wantText("password notice", `[data-testid="password-notice"]`, "Password changed")
+
 	// The viewer, in a browser context of its own (its own cookies).
 	vctx, vcancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	defer vcancel()
@@ -337,6 +383,31 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	if v.count(`[data-testid="application-delete-open"]`) != 0 || v.count(`[data-testid="application-create-form"]`) != 0 {
 		t.Errorf("the viewer may create or delete applications")
 	}
+
+	// The owner makes the viewer a developer: the viewer's next page
+	// offers Deploy.
+	o.run("change the viewer's role",
+		chromedp.Navigate(base+"/members"),
+		chromedp.SetValue(css(`[data-testid="member-row"]:has(.badge-viewer) [data-testid="member-role-form"] select`), "developer"),
+		chromedp.Click(css(`[data-testid="member-row"]:has(.badge-viewer) [data-testid="member-role-form"] button`)),
+		chromedp.WaitVisible(css(`[data-testid="member-row"]:has(.badge-developer)`)),
+	)
+	v.run("developer's application page", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="header-deploy"]`)))
+
+	// A second team, then back to the first through the switcher.
+	o.run("create a team",
+		chromedp.Navigate(base+"/account"),
+		chromedp.SendKeys(css(`#f-team`), "Second team"),
+		chromedp.Click(css(`[data-testid="team-create"]`)),
+		chromedp.WaitVisible(css(`[data-testid="applications-empty"]`)),
+	)
+	o.wantText("in the new team", `[data-testid="current-team"]`, "Second team")
+	o.run("switch back",
+		chromedp.Click(css(`[data-testid="team-switcher"] summary`)),
+		chromedp.Click(css(`[data-testid="team-switch-option"]:not([aria-current])`)),
+		chromedp.WaitVisible(css(`[data-testid="application-row"]`)),
+	)
+	o.wantText("back in the first team", `[data-testid="current-team"]`, "Forms team")
 
 	// The list deletes by typed name, as Settings does: a wrong name
 	// deletes nothing and says so.

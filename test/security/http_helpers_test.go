@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp/fasthttputil"
 
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/auth"
@@ -98,6 +100,31 @@ func (s *site) do(t *testing.T, req *http.Request) page {
 func (s *site) get(t *testing.T, path string) page {
 	t.Helper()
 	return s.do(t, httptest.NewRequest(http.MethodGet, path, nil))
+}
+
+// stream reads an event stream (which never ends by itself) for d over
+// a real connection and returns what arrived by then.
+func (s *site) stream(t *testing.T, path string, d time.Duration) (int, string) {
+	t.Helper()
+	ln := fasthttputil.NewInmemoryListener()
+	go func() { _ = s.f.Listener(ln) }()
+	defer ln.Close()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return ln.Dial() }}}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://slipway.test"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "slipway_session", Value: s.cookie})
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body) // cut at d: what arrived is scanned
+	s.scanned++
+	return res.StatusCode, string(b)
 }
 
 func (s *site) post(t *testing.T, path string, form url.Values) page {

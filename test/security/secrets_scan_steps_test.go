@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,9 +27,16 @@ import (
 
 // ServiceLogs lets the dashboard's logs pages read the services' output
 // from the real Swarm, as serve wires them (cmd/slipway/runtime_logs.go).
-func (o observedStatus) ServiceLogs(ctx context.Context, envID, service string, opts app.LogOptions, w io.Writer) error {
+func (o observedStatus) ServiceLogs(ctx context.Context, envID, service string, opts app.LogOptions, emit func([]app.LogLine) error) error {
 	err := o.driver.ServiceLogs(ctx, swarm.EnvRef{ID: envID, ShortID: store.ShortID(envID)}, service,
-		swarm.LogOptions{Follow: opts.Follow, Tail: opts.Tail, Timestamps: opts.Timestamps}, w)
+		swarm.LogOptions{Follow: opts.Follow, Tail: opts.Tail, Since: opts.Since}, func(lines []swarm.LogLine) error {
+			for _, l := range lines {
+				if err := emit([]app.LogLine{{Time: l.Time, Task: l.Task, Node: l.Node, Stderr: l.Stderr, Text: l.Text}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	if swarm.Code(err) == swarm.CodeServiceNotRunning {
 		return fmt.Errorf("%w: %v", app.ErrServiceNotRunning, err)
 	}

@@ -500,7 +500,7 @@ var routeParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
 // scanRoutes requests every GET route of the API and the dashboard with
 // fill's values, once per deployment id for routes naming one.
-// The API addresses applications by name, the dashboard by id. Dashboard
+// apiFill addresses applications by name, pageFill by id. Dashboard
 // routes take :environment as an id (promote) or a name (logs), so those
 // are walked with pageFill's "environment_name" too.
 func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string]string, deployments []string) {
@@ -553,10 +553,15 @@ func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string
 	}
 	apiGet := func(path string) (int, string) { r := s.api(t, http.MethodGet, path, ""); return r.status, r.raw }
 	walk(s.apiApp, apiFill, apiGet)
-	// GET /applications/:app takes only the id (the other API routes take
-	// either), so the API is walked by id too.
+	// Every API route takes the application's id or its name: the API is
+	// walked by id too.
 	walk(s.apiApp, pageFill, apiGet)
 	pageGet := func(path string) (int, string) {
+		if strings.HasSuffix(path, "/logs/stream") {
+			// Server-sent events never end: read the stream from the
+			// logs' beginning for a while.
+			return s.stream(t, path+"?since=1970-01-01T00:00:00Z", 3*time.Second)
+		}
 		r := s.get(t, path)
 		return r.status, r.body
 	}

@@ -65,7 +65,11 @@ func TestApplicationPages_Golden(t *testing.T) {
 		}, Visibility: "private"})},
 		{"service_logs", ServiceLogs(withTab(header, "overview"), partial.ServiceLogsView{URL: "/applications/app_1/environments/production/services/web/logs",
 			DownloadURL: "/applications/app_1/environments/production/services/web/logs/download", Environment: "production", Service: "web",
-			Text: "listening on :8080\nGET / 200\n", Tail: 500, Follow: true})},
+			StreamURL: "/applications/app_1/environments/production/services/web/logs/stream", Tail: 500, Since: "2026-01-02T03:04:05.000000002Z",
+			Lines: []partial.LogLineView{
+				{Time: "2026-01-02T03:04:05.000000001Z", Clock: "03:04:05.000", Task: "web.1", Node: "node-a", Text: "listening on :8080"},
+				{Time: "2026-01-02T03:04:05.000000002Z", Clock: "03:04:05.000", Task: "web.2", Node: "node-b", Stderr: true, Text: "GET / 500"},
+			}})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,8 @@
 // Endpoints: /health, /version, /whoami (hostname), /env/<NAME>,
 // /file?path=<absolute path>, /files?root=<absolute path> (a tar of every
 // regular file under it as the container sees them, mounts included, but
-// not /proc, /sys or /dev), / (200 "ok").
+// not /proc, /sys or /dev), /log?text=T&n=N (writes "T" to stdout, or N
+// lines "T 0".."T N-1", so tests make log lines), / (200 "ok").
 package main
 
 import (
@@ -85,6 +86,18 @@ func main() {
 			return err
 		})
 		tw.Close()
+	})
+	mux.HandleFunc("/log", func(w http.ResponseWriter, r *http.Request) {
+		text := r.URL.Query().Get("text")
+		n, err := strconv.Atoi(r.URL.Query().Get("n"))
+		if err != nil || n < 1 {
+			fmt.Println(text)
+		} else {
+			for i := range min(n, 10000) {
+				fmt.Println(text, i)
+			}
+		}
+		fmt.Fprintln(w, "logged")
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
