@@ -33,6 +33,7 @@ require (
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
 	github.com/riverqueue/river/rivertype v0.51.2
 	github.com/sirupsen/logrus v1.10.2
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/spf13/cobra v1.10.2
 	github.com/valyala/fasthttp v1.51.0
 	go.opentelemetry.io/contrib/bridges/otelslog v0.21.0
