@@ -43,6 +43,7 @@ func newRootCommand() *cobra.Command {
 		newEnvCommand(),
 		newPreviewCommand(),
 		newDeploymentCommand(),
+		newArchiveCommand(),
 	)
 	return root
 }
