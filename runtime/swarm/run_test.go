@@ -75,7 +75,7 @@ func TestPostgresRun_Pgpass(t *testing.T) {
 		t.Errorf("container %s %v", cs.Image, cs.Command)
 	}
 	if len(secrets) != 1 || string(secrets[0].Data) != "*:*:*:*:p\\:a\\\\ss\n" {
-		t.Fatalf("pgpass secret %q", secrets)
+		t.Fatalf("pgpass secrets %+v", secrets)
 	}
 	if cs.Env[0] != "PGPASSFILE=/run/secrets/slipway-pgpass" || cs.Secrets[0].File.Mode != 0o400 {
 		t.Errorf("env %v secrets %+v", cs.Env, cs.Secrets[0].File)
