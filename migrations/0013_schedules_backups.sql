@@ -13,6 +13,9 @@ CREATE TABLE schedules (
     kind           text NOT NULL CHECK (kind IN ('job', 'backup')),
     name           text NOT NULL,
     spec           text NOT NULL,
+    -- subject: what a scheduled backup copies, "volume:<name>" or
+    -- "postgres:<service>"; '' for a job.
+    subject        text NOT NULL DEFAULT '',
     concurrency    text NOT NULL DEFAULT 'forbid' CHECK (concurrency IN ('forbid', 'replace')),
     deployment_id  text NOT NULL,
     next_run_at    timestamptz NOT NULL,

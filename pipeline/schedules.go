@@ -20,21 +20,23 @@ func Schedules(m *manifest.Manifest, env store.Environment, now time.Time) []sto
 		return nil
 	}
 	var out []store.ScheduleParams
-	add := func(kind, name, spec, concurrency string) {
-		s, err := manifest.ParseSchedule(spec)
+	add := func(p store.ScheduleParams) {
+		s, err := manifest.ParseSchedule(p.Spec)
 		if err != nil {
 			return
 		}
-		out = append(out, store.ScheduleParams{Kind: kind, Name: name, Spec: spec, Concurrency: concurrency, NextRunAt: s.Next(now)})
+		p.NextRunAt = s.Next(now)
+		out = append(out, p)
 	}
 	for _, j := range m.Spec.Jobs {
 		if j.Schedule != "" {
-			add(store.ScheduleJob, j.Name, j.Schedule, j.Concurrency)
+			add(store.ScheduleParams{Kind: store.ScheduleJob, Name: j.Name, Spec: j.Schedule, Concurrency: j.Concurrency})
 		}
 	}
 	for _, b := range m.Spec.Backups {
 		if b.Schedule != "" {
-			add(store.ScheduleBackup, b.Name, b.Schedule, manifest.ConcurrencyForbid)
+			add(store.ScheduleParams{Kind: store.ScheduleBackup, Name: b.Name, Spec: b.Schedule,
+				Subject: b.Kind() + ":" + b.Subject(), Concurrency: manifest.ConcurrencyForbid})
 		}
 	}
 	return out

@@ -23,10 +23,13 @@ type Schedule struct {
 	Kind          string
 	Name          string
 	Spec          string
-	Concurrency   string
-	DeploymentID  string
-	NextRunAt     time.Time
-	LastRunAt     *time.Time
+	// Subject is what a scheduled backup copies: "volume:<name>" or
+	// "postgres:<service>".
+	Subject      string
+	Concurrency  string
+	DeploymentID string
+	NextRunAt    time.Time
+	LastRunAt    *time.Time
 }
 
 // ScheduleParams is one entry of SetEnvironmentSchedules. NextRunAt is
@@ -36,16 +39,17 @@ type ScheduleParams struct {
 	Kind        string
 	Name        string
 	Spec        string
+	Subject     string
 	Concurrency string
 	NextRunAt   time.Time
 }
 
-const scheduleColumns = `id, team_id, application_id, environment_id, kind, name, spec, concurrency,
+const scheduleColumns = `id, team_id, application_id, environment_id, kind, name, spec, subject, concurrency,
 	deployment_id, next_run_at, last_run_at`
 
 func scanSchedule(row pgx.Row) (Schedule, error) {
 	var s Schedule
-	err := row.Scan(&s.ID, &s.TeamID, &s.ApplicationID, &s.EnvironmentID, &s.Kind, &s.Name, &s.Spec,
+	err := row.Scan(&s.ID, &s.TeamID, &s.ApplicationID, &s.EnvironmentID, &s.Kind, &s.Name, &s.Spec, &s.Subject,
 		&s.Concurrency, &s.DeploymentID, &s.NextRunAt, &s.LastRunAt)
 	return s, err
 }
@@ -54,10 +58,11 @@ func scanSchedule(row pgx.Row) (Schedule, error) {
 // schedules, declared by deploymentID: entries it lacks are removed.
 func (s *Store) SetEnvironmentSchedules(ctx context.Context, teamID, appID, envID, deploymentID string, ps []ScheduleParams) error {
 	const op = "set environment schedules"
-	kinds, names, specs, concs, nexts, ids := make([]string, len(ps)), make([]string, len(ps)),
-		make([]string, len(ps)), make([]string, len(ps)), make([]time.Time, len(ps)), make([]string, len(ps))
+	n := len(ps)
+	kinds, names, specs, subjects, concs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	nexts, ids := make([]time.Time, n), make([]string, n)
 	for i, p := range ps {
-		kinds[i], names[i], specs[i], nexts[i], ids[i] = p.Kind, p.Name, p.Spec, p.NextRunAt, newID("sch")
+		kinds[i], names[i], specs[i], subjects[i], nexts[i], ids[i] = p.Kind, p.Name, p.Spec, p.Subject, p.NextRunAt, newID("sch")
 		concs[i] = p.Concurrency
 		if concs[i] == "" {
 			concs[i] = "forbid"
@@ -72,16 +77,16 @@ func (s *Store) SetEnvironmentSchedules(ctx context.Context, teamID, appID, envI
 			return wrap(op, err)
 		}
 		_, err := tx.db.Exec(ctx, `
-			INSERT INTO schedules (id, team_id, application_id, environment_id, kind, name, spec, concurrency,
+			INSERT INTO schedules (id, team_id, application_id, environment_id, kind, name, spec, subject, concurrency,
 				deployment_id, next_run_at)
-			SELECT n.id, $1, $2, $3, n.kind, n.name, n.spec, n.concurrency, $4, n.next_run_at
-			FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-				AS n(id, kind, name, spec, concurrency, next_run_at)
+			SELECT n.id, $1, $2, $3, n.kind, n.name, n.spec, n.subject, n.concurrency, $4, n.next_run_at
+			FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+				AS n(id, kind, name, spec, subject, concurrency, next_run_at)
 			ON CONFLICT (environment_id, kind, name) DO UPDATE SET
-				concurrency = EXCLUDED.concurrency, deployment_id = EXCLUDED.deployment_id,
+				concurrency = EXCLUDED.concurrency, deployment_id = EXCLUDED.deployment_id, subject = EXCLUDED.subject,
 				next_run_at = CASE WHEN schedules.spec = EXCLUDED.spec THEN schedules.next_run_at ELSE EXCLUDED.next_run_at END,
 				spec = EXCLUDED.spec, updated_at = now()`,
-			teamID, appID, envID, deploymentID, ids, kinds, names, specs, concs, nexts)
+			teamID, appID, envID, deploymentID, ids, kinds, names, specs, subjects, concs, nexts)
 		return wrap(op, err)
 	})
 }
