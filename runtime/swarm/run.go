@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
@@ -250,6 +251,17 @@ func (d *Driver) RemoveRun(ctx context.Context, env EnvRef, runID string) error 
 	for _, s := range services {
 		if err := d.RemoveService(ctx, env, s.Spec.Name); err != nil {
 			return err
+		}
+	}
+	// Docker 20.10 keeps the exited containers of a removed replicated
+	// job, which would hold its volumes: remove those of this node.
+	containers, err := d.engine.ContainerList(ctx, container.ListOptions{All: true, Filters: byRun})
+	if err != nil {
+		return engineErr("list run containers", err)
+	}
+	for _, c := range containers {
+		if err := d.engine.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			return engineErr("remove run container", err)
 		}
 	}
 	secrets, err := d.engine.SecretList(ctx, swarm.SecretListOptions{Filters: byRun})
