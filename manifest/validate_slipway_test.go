@@ -12,7 +12,9 @@ func TestValidate_ScheduledJobs(t *testing.T) {
 	t.Parallel()
 	vol := "[[spec.volumes]]\nname = \"data\"\n"
 	web := svcNamed("web", "") + "[[spec.services.mounts]]\nvolume = \"data\"\ntarget = \"/data\"\n"
-	job := func(extra string) string { return "[[spec.jobs]]\nname = \"report\"\nservice = \"web\"\n" + extra + "\n" }
+	job := func(extra string) string {
+		return "[[spec.jobs]]\nname = \"report\"\nservice = \"web\"\n" + extra + "\n"
+	}
 	runValidateCases(t, []validateCase{
 		{name: "cron and descriptors", doc: vol + web + job("schedule = \"*/5 3 * * 1-5\"\nconcurrency = \"replace\"") +
 			"[[spec.jobs]]\nname = \"nightly\"\nservice = \"web\"\nschedule = \"@daily\"\nrun = \"schedule\"\n"},

@@ -57,7 +57,8 @@ var pgMu sync.Mutex
 
 // PostgresImage builds (once per content) the Postgres image: initdb,
 // postgres, pg_dump, pg_restore, psql and pg_isready with the libraries
-// ldd names, PostgreSQL's share and lib directories, and pgserver as
+// ldd names, PostgreSQL's share and lib directories, /bin/sh (dash) for
+// initdb's popen, and pgserver as
 // entrypoint, running as the postgres user (uid 999).
 func PostgresImage(t testing.TB) string {
 	t.Helper()
@@ -127,9 +128,10 @@ func rootfs() ([]file, error) {
 			return addFile(p)
 		})
 	}
-	tools := []string{"postgres", "initdb", "pg_dump", "pg_restore", "psql", "pg_isready"}
-	for _, tool := range tools {
-		path := PGBin + "/" + tool
+	// initdb finds postgres through popen, which needs /bin/sh, as the
+	// official image has; Slipway itself never runs a shell.
+	tools := []string{PGBin + "/postgres", PGBin + "/initdb", PGBin + "/pg_dump", PGBin + "/pg_restore", PGBin + "/psql", PGBin + "/pg_isready", "/bin/dash"}
+	for _, path := range tools {
 		if err := addFile(path); err != nil {
 			return nil, err
 		}
@@ -163,6 +165,11 @@ func rootfs() ([]file, error) {
 		return nil, err
 	}
 	add(file{name: "app", body: server, mode: 0o755})
+	dash, err := os.ReadFile("/bin/dash")
+	if err != nil {
+		return nil, err
+	}
+	add(file{name: "bin/sh", body: dash, mode: 0o755})
 	add(file{name: "etc/passwd", body: []byte("root:x:0:0::/root:/nonexistent\npostgres:x:999:999::/var/lib/postgresql:/nonexistent\n"), mode: 0o644})
 	add(file{name: "etc/group", body: []byte("root:x:0:\npostgres:x:999:\n"), mode: 0o644})
 	add(file{name: "tmp", dir: true, mode: 0o1777})
