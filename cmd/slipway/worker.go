@@ -86,6 +86,12 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 			return nil, err
 		}
 		deps.Pipeline = p
+		if deps.Scheduler, err = newScheduler(deps.Store, p, jobs.Queue{}, logger); err != nil {
+			return nil, err
+		}
+		if deps.Backups, err = newBackups(deps.Store, p, kr, settings, logger); err != nil {
+			return nil, err
+		}
 	}
 	// Pull requests and background sync redeploy previews through one
 	// deployer, so a head one of them requested is not requested twice.
