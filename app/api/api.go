@@ -82,6 +82,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerRepository(r)
 	h.registerPreviews(r)
 	h.registerGitHub(r)
+	h.registerDayTwo(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -138,6 +138,12 @@ var routeTable = []Route{
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/telemetry", Summary: "Grant or revoke an environment's telemetry socket", Scope: auth.TelemetryGrant,
 		Request: TelemetryRequest{}, Status: http.StatusOK, Response: EnvironmentTelemetry{}},
 
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/schedules", Summary: "An environment's scheduled jobs and backups with their next run, and the latest job runs", Scope: auth.AppsRead, Status: http.StatusOK, Response: Schedules{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/jobs/:job/runs", Summary: "Run a scheduled job now", Scope: auth.AppsDeploy, Status: http.StatusAccepted, Response: JobRun{}},
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/backups", Summary: "An environment's backups, restores and backup target", Scope: auth.AppsRead, Status: http.StatusOK, Response: Backups{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/backups", Summary: "Back up a volume or a Postgres service now", Scope: auth.AppsDeploy, Request: BackupRequest{}, Status: http.StatusAccepted, Response: Backup{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/restores", Summary: "Restore a backup of the application into this environment", Scope: auth.AppsDeploy, Request: RestoreRequest{}, Status: http.StatusAccepted, Response: Restore{}},
+	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/backup-target", Summary: "Send the environment's backups to an S3-compatible bucket", Scope: auth.SecretsWrite, Request: BackupTargetRequest{}, Status: http.StatusNoContent},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/routes", Summary: "The routes an environment serves", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentRouteList{}},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/links", Summary: "An environment's links to other applications", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentLinks{}},
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/branch", Summary: "Set the branch an environment follows", Scope: auth.AppsWrite, Request: BranchRequest{}, Status: http.StatusOK, Response: EnvironmentBranch{}},
