@@ -80,6 +80,7 @@ const (
 	CodeRunFailed        = "backup_run_failed"
 	CodeRestoreFailed    = "restore_failed"
 	CodeBackupUnusable   = "backup_not_restorable"
+	CodeVolumeElsewhere  = "backup_volume_on_other_node"
 )
 
 func (c *Controller) now() time.Time {
@@ -193,6 +194,18 @@ func (c *Controller) runContext(ctx context.Context, cur pipeline.Current, runID
 		if rc.Constraints, err = c.Placement(ctx, rc.Env(), volume); err != nil {
 			return rc, err
 		}
+	}
+	// The volume's node is recorded when it is created: the archiver must
+	// run there, and it reaches this worker only on this worker's node.
+	for _, v := range cur.Desired.Volumes {
+		if v.Name != volume || v.Node == "" {
+			continue
+		}
+		want := "node.id==" + v.Node
+		if len(rc.Constraints) > 0 && rc.Constraints[0] != want {
+			return rc, failf(CodeVolumeElsewhere, "volume %s is on node %s and the archiver reaches this worker only on the worker's own node (%s); run a worker on that node", v.Volume, v.Node, rc.Constraints[0])
+		}
+		rc.Constraints = []string{want}
 	}
 	return rc, nil
 }

@@ -89,16 +89,11 @@ func ScheduledRun(job JobSpec, c RunContext) JobSpec {
 	cs := *job.Spec.TaskTemplate.ContainerSpec
 	cs.Labels = copyLabels(spec.Labels)
 	spec.TaskTemplate.ContainerSpec = &cs
-	spec.TaskTemplate.Placement = placement(c.Constraints)
+	if len(c.Constraints) > 0 {
+		spec.TaskTemplate.Placement = placement(c.Constraints)
+	}
 	run.Spec = spec
 	return run
-}
-
-func placement(constraints []string) *swarm.Placement {
-	if len(constraints) == 0 {
-		return nil
-	}
-	return &swarm.Placement{Constraints: constraints}
 }
 
 // oneOff is a replicated job of one task that is never restarted.
