@@ -147,7 +147,7 @@ func (r *run) advance(ctx context.Context) error {
 	}
 	r.observe("succeeded")
 	if err := r.deployed(context.WithoutCancel(ctx)); err != nil {
-		r.p.Log.WarnContext(ctx, "record schedules", "deployment", r.d.ID, "error", err)
+		r.p.logger().WarnContext(ctx, "record schedules", "deployment", r.d.ID, "error", err)
 	}
 	if err := r.p.linksChanged(context.WithoutCancel(ctx), r.d.TeamID); err != nil {
 		r.p.logger().WarnContext(ctx, "enqueue links reconcile", "deployment", r.d.ID, "error", err)

@@ -87,7 +87,6 @@ func (c Current) EnvRef() swarm.EnvRef {
 // runs, with its configs and secrets ensured on Swarm. An environment that
 // never deployed successfully is store.ErrNotFound.
 func (p *Pipeline) CurrentOf(ctx context.Context, teamID, envID string) (Current, error) {
-	p.defaults()
 	d, err := p.Store.LatestSucceededDeployment(ctx, teamID, envID)
 	if err != nil {
 		return Current{}, err
