@@ -6,10 +6,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views"
 	"github.com/slipwayhq/slipway/views/partial"
 )
@@ -63,6 +66,7 @@ func TestApplicationPages_Golden(t *testing.T) {
 			{Slug: "shop-feat-login", Branch: "feat/login", State: "running", URL: "https://shop-feat-login.preview.example.com/", Deployment: "dep_9", Revision: 2, Deployed: "2026-01-02 03:04 UTC"},
 			{Slug: "shop-fix", Branch: "fix", State: "deleting"},
 		}, Visibility: "private"})},
+		{"environment_daytwo", EnvironmentDayTwo(withTab(header, "environments"), dayTwoView())},
 		{"service_logs", ServiceLogs(withTab(header, "overview"), partial.ServiceLogsView{URL: "/applications/app_1/environments/production/services/web/logs",
 			DownloadURL: "/applications/app_1/environments/production/services/web/logs/download", Environment: "production", Service: "web",
 			Text: "listening on :8080\nGET / 200\n", Tail: 500, Follow: true})},
@@ -98,4 +102,28 @@ func withTab(h AppHeader, tab string) AppHeader {
 func withLogs(d partial.DeploymentView) partial.DeploymentView {
 	d.Logs = []partial.LogLink{{Service: "web", URL: "/applications/app_1/environments/production/services/web/logs"}}
 	return d
+}
+
+// dayTwoView is a staging environment with a scheduled job and a
+// scheduled backup, a failed and a succeeded run, a queued and a
+// succeeded backup and a restore holding it stopped.
+func dayTwoView() DayTwo {
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	end := at.Add(2 * time.Second)
+	exit := 1
+	done := store.Restore{ID: "rst_1", BackupID: "bak_1", State: "failed", Message: "archive checksum mismatch"}
+	return DayTwo{
+		Environment: "staging", Base: "/applications/app_1/environments/staging/daytwo", Target: "directory",
+		Schedules: []store.Schedule{
+			{Kind: store.ScheduleJob, Name: "report", Spec: "0 3 * * *", NextRunAt: at.Add(24 * time.Hour), LastRunAt: &at},
+			{Kind: store.ScheduleBackup, Name: "nightly", Spec: "@daily", Subject: "volume:uploads", NextRunAt: at.Add(21 * time.Hour)},
+		},
+		Runs: []store.JobRun{{ID: "run_1", Job: "report", Origin: store.FromSchedule, State: "failed", StartedAt: &at, EndedAt: &end, ExitCode: &exit, Output: "report: no rows\n", Message: "exit code 1"}},
+		Backups: []store.Backup{
+			{ID: "bak_2", Kind: "volume", Subject: "uploads", Origin: store.ByHand, State: "queued", CreatedAt: end},
+			{ID: "bak_1", Kind: "postgres", Subject: "db", Origin: store.FromSchedule, State: store.BackupSucceeded, SizeBytes: 4096, SHA256: strings.Repeat("ab", 32), CreatedAt: at},
+		},
+		Restores: []store.Restore{done}, Hold: &done,
+		Volumes: []string{"uploads"}, Postgres: []string{"db"},
+	}
 }
