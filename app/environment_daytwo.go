@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
@@ -42,9 +45,8 @@ func (h *handler) showDayTwo(c *fiber.Ctx, status int, notice, errMsg string) er
 	if err != nil {
 		return err
 	}
-	v := page.DayTwo{Environment: d.Env.Name, Base: dayTwoURL(a.ID, d.Env.Name), Target: d.Target,
-		Schedules: d.Schedules, Runs: d.Runs, Backups: d.Backups, Restores: d.Restores, Hold: d.Hold,
-		Notice: notice, Error: errMsg}
+	v := dayTwoView(d)
+	v.Base, v.Notice, v.Error = dayTwoURL(a.ID, d.Env.Name), notice, errMsg
 	m, err := h.deployedManifest(c.UserContext(), d.Env)
 	if err != nil {
 		return err
@@ -123,4 +125,45 @@ func (h *handler) environmentRestoreCreate(c *fiber.Ctx) error {
 	}
 	r, err := service.RestoreBackup(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, a.ID, strings.TrimSpace(c.FormValue("backup")), c.Params("environment"))
 	return h.dayTwoDone(c, err, "Restore "+r.ID+" queued: the services using the data stop while it runs.")
+}
+
+// dayTwoView turns what service.LoadDayTwo read into the page's rows.
+func dayTwoView(d service.DayTwo) page.DayTwo {
+	v := page.DayTwo{Environment: d.Env.Name, Target: d.Target}
+	for _, sc := range d.Schedules {
+		v.Schedules = append(v.Schedules, page.ScheduleRow{Kind: sc.Kind, Name: sc.Name, Spec: sc.Spec,
+			Next: dayTwoTime(&sc.NextRunAt), Last: dayTwoTime(sc.LastRunAt), Job: sc.Kind == store.ScheduleJob})
+	}
+	for _, r := range d.Runs {
+		exit := "–"
+		if r.ExitCode != nil {
+			exit = strconv.Itoa(*r.ExitCode)
+		}
+		v.Runs = append(v.Runs, page.JobRunRow{ID: r.ID, Job: r.Job, Origin: r.Origin, State: r.State,
+			Started: dayTwoTime(r.StartedAt), Ended: dayTwoTime(r.EndedAt), Exit: exit, Output: r.Output, Message: r.Message})
+	}
+	for _, b := range d.Backups {
+		v.Backups = append(v.Backups, page.BackupRow{ID: b.ID, Kind: b.Kind, Subject: b.Subject, Origin: b.Origin, State: b.State,
+			Message: b.Message, SHA256: b.SHA256, Taken: dayTwoTime(&b.CreatedAt), SizeBytes: b.SizeBytes, Restorable: b.State == store.BackupSucceeded})
+	}
+	for _, r := range d.Restores {
+		v.Restores = append(v.Restores, restoreRow(r))
+	}
+	if d.Hold != nil {
+		hold := restoreRow(*d.Hold)
+		v.Hold = &hold
+	}
+	return v
+}
+
+func restoreRow(r store.Restore) page.RestoreRow {
+	return page.RestoreRow{ID: r.ID, BackupID: r.BackupID, State: r.State, Message: r.Message}
+}
+
+// dayTwoTime is t in UTC to the second, "–" for none.
+func dayTwoTime(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.UTC().Format(time.DateTime) + " UTC"
 }

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a-h/templ"
 
-	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views"
 	"github.com/slipwayhq/slipway/views/partial"
 )
@@ -105,25 +103,24 @@ func withLogs(d partial.DeploymentView) partial.DeploymentView {
 }
 
 // dayTwoView is a staging environment with a scheduled job and a
-// scheduled backup, a failed and a succeeded run, a queued and a
-// succeeded backup and a restore holding it stopped.
+// scheduled backup, a failed run, a queued and a succeeded backup and a
+// restore holding it stopped.
 func dayTwoView() DayTwo {
-	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	end := at.Add(2 * time.Second)
-	exit := 1
-	done := store.Restore{ID: "rst_1", BackupID: "bak_1", State: "failed", Message: "archive checksum mismatch"}
+	done := RestoreRow{ID: "rst_1", BackupID: "bak_1", State: "failed", Message: "archive checksum mismatch"}
 	return DayTwo{
 		Environment: "staging", Base: "/applications/app_1/environments/staging/daytwo", Target: "directory",
-		Schedules: []store.Schedule{
-			{Kind: store.ScheduleJob, Name: "report", Spec: "0 3 * * *", NextRunAt: at.Add(24 * time.Hour), LastRunAt: &at},
-			{Kind: store.ScheduleBackup, Name: "nightly", Spec: "@daily", Subject: "volume:uploads", NextRunAt: at.Add(21 * time.Hour)},
+		Schedules: []ScheduleRow{
+			{Kind: "job", Name: "report", Spec: "0 3 * * *", Next: "2026-01-03 03:00:00 UTC", Last: "2026-01-02 03:00:00 UTC", Job: true},
+			{Kind: "backup", Name: "nightly", Spec: "@daily", Next: "2026-01-03 00:00:00 UTC", Last: "–"},
 		},
-		Runs: []store.JobRun{{ID: "run_1", Job: "report", Origin: store.FromSchedule, State: "failed", StartedAt: &at, EndedAt: &end, ExitCode: &exit, Output: "report: no rows\n", Message: "exit code 1"}},
-		Backups: []store.Backup{
-			{ID: "bak_2", Kind: "volume", Subject: "uploads", Origin: store.ByHand, State: "queued", CreatedAt: end},
-			{ID: "bak_1", Kind: "postgres", Subject: "db", Origin: store.FromSchedule, State: store.BackupSucceeded, SizeBytes: 4096, SHA256: strings.Repeat("ab", 32), CreatedAt: at},
+		Runs: []JobRunRow{{ID: "run_1", Job: "report", Origin: "scheduled", State: "failed", Started: "2026-01-02 03:00:00 UTC",
+			Ended: "2026-01-02 03:00:02 UTC", Exit: "1", Output: "report: no rows\n", Message: "exit code 1"}},
+		Backups: []BackupRow{
+			{ID: "bak_2", Kind: "volume", Subject: "uploads", Origin: "manual", State: "queued", Taken: "2026-01-02 03:00:02 UTC"},
+			{ID: "bak_1", Kind: "postgres", Subject: "db", Origin: "scheduled", State: "succeeded", SizeBytes: 4096,
+				SHA256: strings.Repeat("ab", 32), Taken: "2026-01-02 03:00:00 UTC", Restorable: true},
 		},
-		Restores: []store.Restore{done}, Hold: &done,
+		Restores: []RestoreRow{done}, Hold: &done,
 		Volumes: []string{"uploads"}, Postgres: []string{"db"},
 	}
 }
