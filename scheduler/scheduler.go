@@ -65,13 +65,6 @@ func (s *Scheduler) now() time.Time {
 	return time.Now()
 }
 
-func (s *Scheduler) log() *slog.Logger {
-	if s.Log != nil {
-		return s.Log
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
 // Tick claims the due schedules and queues one run of each. A schedule
 // whose time passed several times while no worker ran is run once, and its
 // next run is the first slot after now.

@@ -90,12 +90,11 @@ func PostgresImage(t testing.TB) string {
 }
 
 type file struct {
-	name     string
-	body     []byte
-	mode     int64
-	uid      int
-	dir      bool
-	linkname string
+	name string
+	body []byte
+	mode int64
+	uid  int
+	dir  bool
 }
 
 // rootfs lists the image's files.
