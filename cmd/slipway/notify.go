@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/slipwayhq/slipway/app"
+	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/notify"
+	"github.com/slipwayhq/slipway/notify/send"
+	"github.com/slipwayhq/slipway/store"
+)
+
+// notificationService is the team's destinations and the emitter every
+// event source calls; enqueue inserts delivery jobs in the caller's
+// transaction.
+func notificationService(st *store.Store, cfg config.Config, kr *keyring.Keyring, enqueue jobs.Enqueue) *notify.Service {
+	return &notify.Service{
+		Store:   st,
+		Keyring: kr,
+		Emitter: &notify.Emitter{PublicURL: cfg.BaseURL(), Enqueue: jobs.NotificationEnqueue(enqueue)},
+	}
+}
+
+// insertWith is jobs.Enqueue over an insert-only client (serve).
+func insertWith(inserter app.JobInserter) jobs.Enqueue {
+	return func(ctx context.Context, tx *store.Store, args river.JobArgs) error {
+		_, err := inserter.InsertTx(ctx, tx.Tx(), args, nil)
+		return err
+	}
+}
+
+// notificationDial makes the connections of notification deliveries:
+// webhook, Slack and Discord URLs and SMTP servers are tenant-directed, so
+// they must pass the outbound-address check where they connect.
+//
+// HOOK (issue #19): once package outbound is on main, return
+// outboundPolicy(cfg).DialContext here; until then this dialer refuses
+// nothing.
+func notificationDial(config.Config) send.DialFunc {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return d.DialContext
+}
