@@ -166,4 +166,3 @@ func retryAfter(v string) time.Duration {
 	}
 	return 0
 }
-
