@@ -18,6 +18,7 @@ import (
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/static"
 	"github.com/slipwayhq/slipway/store"
@@ -71,6 +72,10 @@ type Config struct {
 	// PublicURL is where people reach the dashboard (config public_url),
 	// shown in snippets to copy; "" uses each request's own address.
 	PublicURL string
+	// Notifications is the team's notification destinations (serve and
+	// dev build it with the secret key); nil leaves the Notifications
+	// page and API without controls.
+	Notifications *notify.Service
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -95,7 +100,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -121,7 +126,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.Metrics != nil {
 		f.Get("/metrics", adaptor.HTTPHandler(cfg.Metrics))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)
@@ -210,6 +215,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
 	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)
 	registerGitHub(f, h, cfg.GitHub)
+	registerUsage(f, h)
 	return f
 }
 
@@ -228,6 +234,7 @@ type handler struct {
 	previews *service.Previews // nil: previews are listed and deleted, not created
 	fileURLs bool              // [git] allow_file_urls
 	public   string            // Config.PublicURL
+	notify   *notify.Service   // nil: destinations are listed nowhere
 
 	dummyHash string
 }

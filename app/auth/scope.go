@@ -23,10 +23,13 @@ const (
 	// TelemetryGrant lets an environment's telemetry receiver get the
 	// daemon's socket, and so every application's telemetry.
 	TelemetryGrant Scope = "telemetry:grant"
+	// NotificationsManage adds, changes, tests and removes the team's
+	// notification destinations.
+	NotificationsManage Scope = "notifications:manage"
 )
 
 // AllScopes lists every scope in display order.
-var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage, TelemetryGrant}
+var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage, TelemetryGrant, NotificationsManage}
 
 // Role is a member's role in a team.
 type Role string
