@@ -49,9 +49,12 @@ func (e *Emitter) Emit(ctx context.Context, tx *store.Store, ev Event) error {
 		}
 		ev.Key = string(ev.Kind) + ":" + ev.DeploymentID
 	}
-	ids, err := tx.ListNotificationTargets(ctx, ev.TeamID, store.NotificationTargets{
-		Event: string(ev.Kind), UnhealthyFor: ev.UnhealthyFor, DeliveredKey: ev.DeliveredKey,
-	})
+	targets := store.NotificationTargets{Event: string(ev.Kind), DeliveredKey: ev.DeliveredKey}
+	if ev.Kind == ServiceUnhealthy {
+		d := ev.UnhealthyFor
+		targets.UnhealthyFor = &d
+	}
+	ids, err := tx.ListNotificationTargets(ctx, ev.TeamID, targets)
 	if err != nil || len(ids) == 0 {
 		return err
 	}

@@ -127,8 +127,9 @@ type Event struct {
 	// once per destination. Emit fills it for deployments; other emitters
 	// set it (see the Key functions).
 	Key string `json:"-"`
-	// UnhealthyFor selects destinations whose threshold has passed
-	// (service.unhealthy); DeliveredKey selects those told of an earlier
+	// UnhealthyFor is how long the service has been unhealthy
+	// (service.unhealthy): destinations whose threshold it has not
+	// reached yet are skipped. DeliveredKey selects those told of an earlier
 	// event (service.recovered goes where the outage was told).
 	UnhealthyFor time.Duration `json:"-"`
 	DeliveredKey string        `json:"-"`

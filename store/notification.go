@@ -153,7 +153,7 @@ type NotificationTargets struct {
 	Event string
 	// UnhealthyFor, when set, keeps destinations whose UnhealthyMinutes
 	// have passed.
-	UnhealthyFor time.Duration
+	UnhealthyFor *time.Duration
 	// DeliveredKey, when set, keeps destinations that got a delivery with
 	// this dedupe key (a recovery goes where the outage was told).
 	DeliveredKey string
@@ -163,13 +163,18 @@ type NotificationTargets struct {
 // destinations that an event selected by t goes to.
 func (s *Store) ListNotificationTargets(ctx context.Context, teamID string, t NotificationTargets) ([]string, error) {
 	const op = "list notification targets"
+	var seconds *int64
+	if t.UnhealthyFor != nil {
+		n := int64(*t.UnhealthyFor / time.Second)
+		seconds = &n
+	}
 	rows, err := s.db.Query(ctx, `
 		SELECT d.id FROM notification_destinations d
 		WHERE d.team_id = $1 AND d.enabled AND $2 = ANY (d.events)
-			AND ($3::bigint = 0 OR d.unhealthy_minutes * 60 <= $3)
+			AND ($3::bigint IS NULL OR d.unhealthy_minutes * 60 <= $3)
 			AND ($4 = '' OR EXISTS (SELECT 1 FROM notification_deliveries x
 				WHERE x.team_id = d.team_id AND x.destination_id = d.id AND x.dedupe_key = $4))
-		ORDER BY d.id`, teamID, t.Event, int64(t.UnhealthyFor/time.Second), t.DeliveredKey)
+		ORDER BY d.id`, teamID, t.Event, seconds, t.DeliveredKey)
 	if err != nil {
 		return nil, wrap(op, err)
 	}

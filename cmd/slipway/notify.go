@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -13,6 +16,8 @@ import (
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/notify/send"
+	"github.com/slipwayhq/slipway/runtime/swarm"
+	"github.com/slipwayhq/slipway/sampler"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -45,4 +50,25 @@ func insertWith(inserter app.JobInserter) jobs.Enqueue {
 func notificationDial(config.Config) send.DialFunc {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	return d.DialContext
+}
+
+// startSampler runs the usage sampler (package sampler) in the worker
+// until ctx ends: this node's containers, and, when it holds the cluster
+// scope, Swarm-wide counts, the gateway's routes and the rollups.
+func startSampler(ctx context.Context, st *store.Store, cfg config.Config, emitter *notify.Emitter, logger *slog.Logger) {
+	s := &sampler.Sampler{Store: st, Notify: emitter, Log: logger}
+	if engine, err := swarm.NewEngine(); err == nil {
+		s.Engine = engine
+	} else {
+		logger.Warn("usage sampler without docker: services are not sampled", "err", err)
+	}
+	if in := cfg.Ingress; in.MetricsAddr != "" {
+		tok, err := os.ReadFile(in.MetricsTokenFile)
+		if err != nil {
+			logger.Warn("usage sampler: gateway metrics token unreadable; routes are not sampled", "err", err)
+		} else {
+			s.Gateway = &sampler.Gateway{URL: "http://" + in.MetricsAddr + "/metrics", Token: strings.TrimSpace(string(tok))}
+		}
+	}
+	go s.Run(ctx)
 }

@@ -141,6 +141,8 @@ func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, cfg
 		return fmt.Errorf("start worker: %w", err)
 	}
 	logger.Info("worker started")
+	// The sampler runs outside River jobs: it inserts with the client itself.
+	startSampler(ctx, store.New(pool), cfg, notificationService(store.New(pool), cfg, nil, insertWith(c)).Emitter, logger)
 	// Docker's service events trigger drift repair between periodic scans.
 	if engine, err := swarm.NewEngine(); err == nil {
 		go jobs.WatchServiceEvents(ctx, engine, func(ctx context.Context) error {
