@@ -300,4 +300,3 @@ func unhealthyReason(t usage.ServiceTasks) string {
 	}
 	return fmt.Sprintf("%d of %d tasks running", t.Running, t.Desired)
 }
-

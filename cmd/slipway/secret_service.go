@@ -11,4 +11,3 @@ import (
 func loadSecretKey(cfg config.Config) (*keyring.Keyring, error) {
 	return keyring.Load(keyringConfig(cfg))
 }
-

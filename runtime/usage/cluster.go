@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/filters"
+	dockerswarm "github.com/docker/docker/api/types/swarm"
 
 	"github.com/slipwayhq/slipway/runtime/swarm"
 )
