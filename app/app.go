@@ -216,6 +216,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)
 	registerGitHub(f, h, cfg.GitHub)
 	registerUsage(f, h)
+	registerNotifications(f, h)
 	return f
 }
 

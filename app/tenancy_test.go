@@ -59,6 +59,15 @@ func TestTenancy_EveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bKey, bURL := store.Sealed{KeyID: "k", Nonce: []byte("n"), Ciphertext: []byte("c")}, "bravo-hooks.example.com"
+	bDest, err := b.store.CreateNotificationDestination(ctx, bob.team.ID, store.NotificationDestinationParams{
+		Name: "bravo-destination", Kind: "slack", Events: []string{"deployment.failed"}, UnhealthyMinutes: 5,
+		Settings: []byte(`{"host":"` + bURL + `"}`), Enabled: true,
+		Seal: func(string) (store.Sealed, error) { return bKey, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, aSecret := b.token(t, a.team, a.user, auth.RoleOwner, auth.AllScopes...)
 
 	// fillers name, for each path parameter, team B's object to aim at.
@@ -79,6 +88,7 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"route":       "bravo-route",
 		"job":         "bravo-job",
 		"application": "bravo-exporter", // an import's exporting application
+		"destination": bDest.ID,
 	}
 	// Routes addressed by a secret rather than an id: holding the secret is
 	// the permission (an invitation link works for whoever has it), so they
@@ -88,7 +98,7 @@ func TestTenancy_EveryRoute(t *testing.T) {
 		"/invitations/:secret/accept": "an invitation link admits only the account with the invited e-mail address",
 	}
 	// What must never appear in a response to team A.
-	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID, bPreview.ID}
+	leaks := []string{bApp.Name, bApp.ID, bTok.ID, bInv.ID, bInv.Email, bob.user.Email, bob.team.ID, bEnv.ID, bDep.ID, bPreview.ID, bDest.ID, bURL}
 
 	walked := 0
 	for _, rt := range b.app.GetRoutes(true) {

@@ -165,11 +165,16 @@ func (h *handler) destinationUpdate(c *fiber.Ctx) error {
 	if svc == nil {
 		return err
 	}
+	// The destination first: another team's is not_found, whatever the body.
+	teamID, id := callerOf(c).token.TeamID, c.Params("destination")
+	if _, err := svc.Get(c.UserContext(), teamID, id); err != nil {
+		return h.fail(c, err)
+	}
 	var in notify.Input
 	if bad := decode(c.Body(), &in); bad != nil {
 		return bad.write(c)
 	}
-	d, err := svc.Update(c.UserContext(), callerOf(c).token.TeamID, c.Params("destination"), in)
+	d, err := svc.Update(c.UserContext(), teamID, id, in)
 	if err != nil {
 		return h.notifyFail(c, err)
 	}
