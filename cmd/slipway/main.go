@@ -44,6 +44,7 @@ func newRootCommand() *cobra.Command {
 		newPreviewCommand(),
 		newDeploymentCommand(),
 		newArchiveCommand(),
+		newNotifyCommand(),
 	)
 	return root
 }
