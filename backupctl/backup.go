@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -128,7 +129,17 @@ func (c *Controller) finishBackup(ctx context.Context, b store.Backup, size int6
 		state, msg = store.BackupFailed, runErr.Error()
 		c.log().WarnContext(ctx, "backup failed", "backup", b.ID, "error", runErr)
 	}
-	err := c.Store.FinishBackup(context.WithoutCancel(ctx), b.TeamID, b.ID, state, size, sum, msg, c.now())
+	ctx = context.WithoutCancel(ctx)
+	err := c.Store.WithTx(ctx, func(tx *store.Store) error {
+		if err := tx.FinishBackup(ctx, b.TeamID, b.ID, state, size, sum, msg, c.now()); err != nil {
+			return err
+		}
+		if state != store.BackupFailed {
+			return nil
+		}
+		return c.Notify.Emit(ctx, tx, notify.Event{Kind: notify.BackupFailed, TeamID: b.TeamID, ApplicationID: b.ApplicationID,
+			EnvironmentID: b.EnvironmentID, Backup: b.Kind + " " + b.Subject + " (" + b.ID + ")", Message: msg, Key: string(notify.BackupFailed) + ":" + b.ID})
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

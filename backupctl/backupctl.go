@@ -20,6 +20,7 @@ import (
 	"github.com/slipwayhq/slipway/archive"
 	"github.com/slipwayhq/slipway/backupstore"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -47,7 +48,11 @@ type TargetSource interface {
 
 // Controller runs backups and restores.
 type Controller struct {
-	Store    *store.Store
+	Store *store.Store
+	// Notify tells the team's destinations of a failed backup
+	// (backup.failed), in the transaction that records it; nil tells
+	// nobody.
+	Notify   *notify.Emitter
 	Currents Currents
 	Driver   Driver
 	Targets  TargetSource

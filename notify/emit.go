@@ -119,6 +119,8 @@ func (e *Emitter) link(ev Event) string {
 		return ""
 	}
 	switch {
+	case ev.ApplicationID != "" && ev.EnvironmentName != "" && (ev.Job != "" || ev.Backup != ""):
+		return base + "/applications/" + url.PathEscape(ev.ApplicationID) + "/environments/" + url.PathEscape(ev.EnvironmentName) + "/daytwo"
 	case ev.ApplicationID != "" && ev.DeploymentID != "":
 		return base + "/applications/" + url.PathEscape(ev.ApplicationID) + "/deployments/" + url.PathEscape(ev.DeploymentID)
 	case ev.ApplicationID != "":

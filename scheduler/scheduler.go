@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -39,6 +40,9 @@ type Scheduler struct {
 	Driver   Driver
 	Queue    Queue
 	Log      *slog.Logger
+	// Notify tells the team's destinations of a failed run (job.failed),
+	// in the transaction that records it; nil tells nobody.
+	Notify *notify.Emitter
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -220,7 +224,17 @@ func (s *Scheduler) concurrency(ctx context.Context, cur pipeline.Current, run s
 }
 
 func (s *Scheduler) finish(ctx context.Context, run store.JobRun, state string, code *int, output, msg string) error {
-	err := s.Store.FinishJobRun(context.WithoutCancel(ctx), run.TeamID, run.ID, store.JobRunOutcome{State: state, ExitCode: code, Output: output, Message: msg, EndedAt: s.now()})
+	ctx = context.WithoutCancel(ctx)
+	err := s.Store.WithTx(ctx, func(tx *store.Store) error {
+		if err := tx.FinishJobRun(ctx, run.TeamID, run.ID, store.JobRunOutcome{State: state, ExitCode: code, Output: output, Message: msg, EndedAt: s.now()}); err != nil {
+			return err
+		}
+		if state != store.RunFailed {
+			return nil
+		}
+		return s.Notify.Emit(ctx, tx, notify.Event{Kind: notify.JobFailed, TeamID: run.TeamID, ApplicationID: run.ApplicationID,
+			EnvironmentID: run.EnvironmentID, Job: run.Job, Message: msg, Key: string(notify.JobFailed) + ":" + run.ID})
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // another worker recorded its end first (a replaced run)
 	}

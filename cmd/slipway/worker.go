@@ -97,6 +97,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		if deps.Backups, err = newBackups(deps.Store, p, kr, settings, logger); err != nil {
 			return nil, err
 		}
+		deps.Scheduler.Notify, deps.Backups.Notify = notifications.Emitter, notifications.Emitter
 	}
 	// Pull requests and background sync redeploy previews through one
 	// deployer, so a head one of them requested is not requested twice.
