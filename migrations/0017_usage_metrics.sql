@@ -1,7 +1,7 @@
 -- Usage over time, sampled every 15 s by the worker: each service's CPU,
 -- memory, network and restarts, and each route's requests, errors and
 -- latency. Full resolution is kept 24 hours, 5-minute averages 30 days
--- (docs/metrics.md states the bytes per service-day).
+-- (docs/notifications.md, Usage charts).
 --
 -- A series is one service or route of an environment; samples name it by
 -- a 4-byte id so a sample row stays small.
