@@ -18,6 +18,7 @@ import (
 	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/static"
 	"github.com/slipwayhq/slipway/store"
@@ -71,6 +72,10 @@ type Config struct {
 	// PublicURL is where people reach the dashboard (config public_url),
 	// shown in snippets to copy; "" uses each request's own address.
 	PublicURL string
+	// Notifications is the team's notification destinations (serve and
+	// dev build it with the secret key); nil leaves the Notifications
+	// page and API without controls.
+	Notifications *notify.Service
 }
 
 // RuntimeReader is the read-only view of Docker the API's status uses.
@@ -95,7 +100,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications}
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -121,7 +126,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.Metrics != nil {
 		f.Get("/metrics", adaptor.HTTPHandler(cfg.Metrics))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)
@@ -186,6 +191,10 @@ func New(cfg Config) *fiber.App {
 	f.Get("/applications/:app/environments/:environment/services/:service/logs/stream", h.requireScope(auth.LogsRead), h.serviceLogStream)
 	f.Post("/applications/:app/environments/:environment/services/:service/restart", h.requireScope(auth.AppsDeploy), h.serviceRestart)
 	f.Post("/applications/:app/environments/:environment/services/:service/scale", h.requireScope(auth.AppsDeploy), h.serviceScale)
+	f.Get("/applications/:app/environments/:environment/daytwo", h.requireScope(auth.AppsRead), h.environmentDayTwo)
+	f.Post("/applications/:app/environments/:environment/daytwo/jobs/:job/run", h.requireScope(auth.AppsDeploy), h.environmentJobRun)
+	f.Post("/applications/:app/environments/:environment/daytwo/backups", h.requireScope(auth.AppsDeploy), h.environmentBackupCreate)
+	f.Post("/applications/:app/environments/:environment/daytwo/restores", h.requireScope(auth.AppsDeploy), h.environmentRestoreCreate)
 	f.Get("/applications/:app/secrets", h.requireScope(auth.AppsRead), h.secretList)
 	f.Post("/applications/:app/secrets", h.requireScope(auth.SecretsWrite), h.secretSet)
 	f.Post("/applications/:app/secrets/:name/access", h.requireScope(auth.SecretsWrite), h.secretAccess)
@@ -211,6 +220,8 @@ func New(cfg Config) *fiber.App {
 	f.Post("/tokens", h.requireScope(auth.TokensManage), h.tokenCreate)
 	f.Post("/tokens/:token/revoke", h.requireScope(auth.TokensManage), h.tokenRevoke)
 	registerGitHub(f, h, cfg.GitHub)
+	registerUsage(f, h)
+	registerNotifications(f, h)
 	return f
 }
 
@@ -229,6 +240,7 @@ type handler struct {
 	previews *service.Previews // nil: previews are listed and deleted, not created
 	fileURLs bool              // [git] allow_file_urls
 	public   string            // Config.PublicURL
+	notify   *notify.Service   // nil: destinations are listed nowhere
 
 	dummyHash string
 }
@@ -246,7 +258,10 @@ func securityHeaders(c *fiber.Ctx) error {
 func (h *handler) handleError(c *fiber.Ctx, err error) error {
 	status, code, msg := http.StatusInternalServerError, "internal", "Something went wrong on our side. Try again; if it persists, check the server log."
 	var fe *fiber.Error
+	var ce *codedError
 	switch {
+	case errors.As(err, &ce):
+		status, code, msg = ce.status, ce.code, ce.msg
 	case errors.Is(err, store.ErrNotFound):
 		status, code, msg = http.StatusNotFound, "not_found", "There is nothing here, or you do not have access to it."
 	case errors.As(err, &fe):
@@ -262,6 +277,14 @@ func (h *handler) handleError(c *fiber.Ctx, err error) error {
 	}
 	return h.renderError(c, status, code, msg)
 }
+
+// codedError is a refusal with its own code that handleError shows as is.
+type codedError struct {
+	status    int
+	code, msg string
+}
+
+func (e *codedError) Error() string { return e.code + ": " + e.msg }
 
 func codeForStatus(status int) string {
 	switch status {

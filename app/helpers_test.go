@@ -19,6 +19,9 @@ import (
 	"github.com/slipwayhq/slipway/app"
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/notify"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -54,6 +57,14 @@ func setup(t *testing.T) *testBundle {
 		// The preview routes answer 503 without the machinery; with it,
 		// the tenancy walk reaches their lookups.
 		Previews: &service.Previews{Store: st, Limits: service.PreviewLimits{MaxPerApplication: 5, MaxTotal: 50}},
+		// Secrets and registry credentials are sealed under a test key, so
+		// their routes answer from their lookups (the tenancy walk).
+		Secrets: secrets.New(st, testKeyring(t)),
+		// Destinations seal their credentials; deliveries are recorded,
+		// their jobs counted (the worker is not part of the dashboard).
+		Notifications: &notify.Service{Store: st, Keyring: testKeyring(t), Emitter: &notify.Emitter{
+			Enqueue: func(context.Context, *store.Store, string, string) error { return nil },
+		}},
 	})
 	return &testBundle{app: a, store: st, clock: clk}
 }
@@ -247,4 +258,14 @@ func testid(r response, id string) *goquery.Selection {
 		return &goquery.Selection{}
 	}
 	return r.doc.Find(`[data-testid="` + id + `"]`)
+}
+
+// testKeyring is a fixed key for what the dashboard seals.
+func testKeyring(t *testing.T) *keyring.Keyring {
+	t.Helper()
+	key, err := keyring.NewKey([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyring.New(key)
 }

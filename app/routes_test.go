@@ -75,6 +75,10 @@ var opaqueURLs = map[string][]string{
 	"github:v.Action":              {"external"}, // GitHub's App-manifest endpoint
 	"github:v.AppURL":              {"external"}, // the App's page on GitHub
 	"layout:href":                  {"/applications", "/members", "/tokens", "/github", "/events", "/account"},
+	"environment_daytwo:v.Base":    {"/applications/*/environments/*/daytwo"},
+	"deliveries:v.URL":             {"/notifications/*/deliveries"},
+	"usage:url":                    {"/applications/*/environments/*/usage"},
+	"usage:v.URL":                  {"/applications/*/environments/*/usage"},
 }
 
 type route struct {

@@ -100,7 +100,8 @@ func (h *handler) secretRefused(c *fiber.Ctx, a store.Application, header page.A
 // requireSecrets answers 503 when the server runs without a secret key.
 func (h *handler) requireSecrets(c *fiber.Ctx) error {
 	if h.secrets == nil {
-		return h.renderError(c, http.StatusServiceUnavailable, "secrets_unavailable", "this server has no secret key configured (SLIPWAY_SECRET_KEY_FILE)")
+		// An error, not a rendered page, so the handler stops here.
+		return &codedError{status: http.StatusServiceUnavailable, code: "secrets_unavailable", msg: "this server has no secret key configured (SLIPWAY_SECRET_KEY_FILE)"}
 	}
 	return nil
 }

@@ -81,9 +81,22 @@ func (h *handler) loadServiceTarget(c *fiber.Ctx, a store.Application) (serviceT
 	return serviceTarget{}, fiber.ErrNotFound
 }
 
-// deployedServices names the services of env's running manifest (the
-// latest successful deployment's, else the latest deployment's).
+// deployedServices names the services of env's running manifest.
 func (h *handler) deployedServices(ctx context.Context, env store.Environment) ([]string, error) {
+	m, err := h.deployedManifest(ctx, env)
+	if m == nil {
+		return nil, err
+	}
+	names := make([]string, len(m.Spec.Services))
+	for i, s := range m.Spec.Services {
+		names[i] = s.Name
+	}
+	return names, nil
+}
+
+// deployedManifest is env's running manifest (the latest successful
+// deployment's, else the latest deployment's), nil when there is none.
+func (h *handler) deployedManifest(ctx context.Context, env store.Environment) (*manifest.Manifest, error) {
 	d, err := h.store.LatestSucceededDeployment(ctx, env.TeamID, env.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		ds, lerr := h.store.ListDeployments(ctx, env.TeamID, store.DeploymentFilter{EnvironmentID: env.ID, Limit: 1})
@@ -105,11 +118,7 @@ func (h *handler) deployedServices(ctx context.Context, env store.Environment) (
 	if err := json.Unmarshal(d.RenderedManifest, &m); err != nil {
 		return nil, nil
 	}
-	names := make([]string, len(m.Spec.Services))
-	for i, s := range m.Spec.Services {
-		names[i] = s.Name
-	}
-	return names, nil
+	return &m, nil
 }
 
 // serviceLogsURL is the page of one service's logs.

@@ -13,8 +13,10 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/slipwayhq/slipway/backupctl"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
+	"github.com/slipwayhq/slipway/scheduler"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -56,6 +58,10 @@ type Deps struct {
 	Pipeline *pipeline.Pipeline
 	// Sync deploys moved branch heads; nil builds one.
 	Sync *SyncWorker
+	// Scheduler runs scheduled jobs and Backups backups and restores; nil
+	// in insert-only processes (serve).
+	Scheduler *scheduler.Scheduler
+	Backups   *backupctl.Controller
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -120,6 +126,10 @@ func Register(workers *river.Workers, deps Deps) error {
 		river.AddWorkerSafely(workers, &LinksReconcileWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &PreviewDeleteWorker{Pipeline: deps.Pipeline}),
 		river.AddWorkerSafely(workers, &ServiceRestartWorker{Pipeline: deps.Pipeline}),
+		river.AddWorkerSafely(workers, &ScheduleTickWorker{Scheduler: deps.Scheduler}),
+		river.AddWorkerSafely(workers, &JobRunWorker{Scheduler: deps.Scheduler}),
+		river.AddWorkerSafely(workers, &BackupWorker{Backups: deps.Backups}),
+		river.AddWorkerSafely(workers, &RestoreWorker{Backups: deps.Backups}),
 	)
 }
 
@@ -138,6 +148,9 @@ func periodicJobs(reconcile time.Duration) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(ImageCleanupInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return ImageCleanupArgs{}, nil },
 			&river.PeriodicJobOpts{ID: ImageCleanupArgs{}.Kind()}),
+		river.NewPeriodicJob(river.PeriodicInterval(ScheduleTickInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return ScheduleTickArgs{}, nil },
+			&river.PeriodicJobOpts{ID: ScheduleTickArgs{}.Kind(), RunOnStart: true}),
 		river.NewPeriodicJob(river.PeriodicInterval(ResumeInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return DeploymentResumeArgs{}, nil },
 			&river.PeriodicJobOpts{ID: DeploymentResumeArgs{}.Kind(), RunOnStart: true}),
@@ -162,6 +175,7 @@ func NewClient(pool *pgxpool.Pool, workers *river.Workers, cfg Config) (*Client,
 			rc.Queues = map[string]river.QueueConfig{
 				river.QueueDefault: {MaxWorkers: 10},
 				QueueDeploy:        {MaxWorkers: cmp.Or(cfg.DeployConcurrency, defaultDeployConcurrency)},
+				QueueSchedules:     {MaxWorkers: 4},
 			}
 		}
 		rc.PeriodicJobs = periodicJobs(cmp.Or(cfg.ReconcileInterval, ReconcileInterval))

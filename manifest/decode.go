@@ -355,9 +355,17 @@ func eachInt(m *Manifest, fn func(path string, i *Int)) {
 		if r := s.Rollout; r != nil {
 			visit(p+".rollout.monitor_seconds", r.MonitorSeconds)
 		}
+		if pg := s.Postgres; pg != nil {
+			visit(p+".postgres.port", pg.Port)
+		}
 	}
 	for ji := range m.Spec.Jobs {
 		visit(joinIndex("spec.jobs", ji)+".timeout_seconds", m.Spec.Jobs[ji].TimeoutSeconds)
+	}
+	for bi := range m.Spec.Backups {
+		p := joinIndex("spec.backups", bi)
+		visit(p+".keep_last", m.Spec.Backups[bi].KeepLast)
+		visit(p+".keep_days", m.Spec.Backups[bi].KeepDays)
 	}
 }
 

@@ -81,6 +81,10 @@ func ApplyDefaults(m *Manifest) {
 	}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
+		if j.Schedule != "" {
+			defaultString(&j.Run, JobRunSchedule)
+			defaultString(&j.Concurrency, ConcurrencyForbid)
+		}
 		defaultString(&j.Run, DefaultJobRun)
 		defaultInt(&j.TimeoutSeconds, DefaultJobTimeoutSeconds)
 		defaultString(&j.VolumeAccess, DefaultVolumeAccess)
@@ -98,6 +102,16 @@ func ApplyDefaults(m *Manifest) {
 	}
 	if s.Previews != nil {
 		defaultString(&s.Previews.Visibility, DefaultPreviewVisibility)
+	}
+	for i := range s.Services {
+		if pg := s.Services[i].Postgres; pg != nil {
+			defaultString(&pg.Database, DefaultPostgresDatabase)
+			defaultString(&pg.User, DefaultPostgresUser)
+			defaultInt(&pg.Port, DefaultPostgresPort)
+		}
+	}
+	for i := range s.Backups {
+		defaultInt(&s.Backups[i].KeepLast, DefaultBackupKeepLast)
 	}
 	if ms := s.Manifest; ms != nil && ms.Sync != nil && ms.Sync.Mode == SyncPoll && ms.Sync.IntervalSeconds == 0 {
 		ms.Sync.IntervalSeconds = DefaultSyncIntervalSeconds

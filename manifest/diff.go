@@ -179,6 +179,12 @@ func flattenForDiff(m *Manifest) map[string]*entity {
 			e.put(p+".rollout.monitor_seconds", intText(r.MonitorSeconds))
 		}
 		e.put(p+".receives_telemetry", boolText(svc.ReceivesTelemetry))
+		if pg := svc.Postgres; pg != nil {
+			e.put(p+".postgres.database", pg.Database)
+			e.put(p+".postgres.user", pg.User)
+			e.put(p+".postgres.port", intText(pg.Port))
+			e.put(p+".postgres.password_secret", pg.PasswordSecret)
+		}
 	}
 	for _, v := range s.Volumes {
 		add("volumes."+v.Name, "")
@@ -215,12 +221,23 @@ func flattenForDiff(m *Manifest) map[string]*entity {
 		e.put(p+".timeout_seconds", intText(j.TimeoutSeconds))
 		e.put(p+".volume_access", j.VolumeAccess)
 		e.put(p+".stop_service", boolText(j.StopService))
+		e.put(p+".schedule", j.Schedule)
+		e.put(p+".concurrency", j.Concurrency)
 		e.secretMap(p+".environment", j.Environment)
 		for _, sm := range j.Secrets {
 			e.put(p+".secrets."+sm.Target, "secret "+sm.Name)
 		}
 	}
 	top.put("jobs.order", strings.Join(order, ", "))
+	for _, b := range s.Backups {
+		p := "backups." + b.Name
+		e := add(p, b.Kind()+" "+b.Subject())
+		e.put(p+".volume", b.Volume)
+		e.put(p+".service", b.Service)
+		e.put(p+".schedule", b.Schedule)
+		e.put(p+".keep_last", intText(b.KeepLast))
+		e.put(p+".keep_days", intText(b.KeepDays))
+	}
 	for _, d := range s.Secrets {
 		// A declaration's settings, never a value: values are not in manifests.
 		p := "secrets." + d.Name

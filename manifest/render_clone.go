@@ -61,6 +61,11 @@ func cloneManifest(m *Manifest) *Manifest {
 		s.Exports[i].Applications = slices.Clone(s.Exports[i].Applications)
 	}
 	s.Imports = slices.Clone(s.Imports)
+	s.Backups = slices.Clone(s.Backups)
+	for i := range s.Backups {
+		b := &s.Backups[i]
+		b.KeepLast, b.KeepDays = cloneInt(b.KeepLast), cloneInt(b.KeepDays)
+	}
 	return &c
 }
 
@@ -94,6 +99,11 @@ func cloneService(svc Service) Service {
 	svc.DependsOn = slices.Clone(svc.DependsOn)
 	if r := svc.Rollout; r != nil {
 		svc.Rollout = &Rollout{Order: r.Order, MonitorSeconds: cloneInt(r.MonitorSeconds)}
+	}
+	if pg := svc.Postgres; pg != nil {
+		pc := *pg
+		pc.Port = cloneInt(pg.Port)
+		svc.Postgres = &pc
 	}
 	return svc
 }

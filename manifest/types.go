@@ -43,6 +43,7 @@ type Spec struct {
 	Manifest     *ManifestSource             `toml:"manifest,omitempty" json:"manifest,omitempty" jsonschema:"description=Read the manifest from a Git repository."`
 	Exports      []Export                    `toml:"exports,omitempty" json:"exports,omitempty" jsonschema:"description=Services other applications may reach through a link."`
 	Imports      []Import                    `toml:"imports,omitempty" json:"imports,omitempty" jsonschema:"description=Services of other applications this one reaches through a link."`
+	Backups      []Backup                    `toml:"backups,omitempty" json:"backups,omitempty" jsonschema:"description=Slipway extension (slipway.dev/v1alpha1 only): volumes and Postgres services backed up on a schedule."`
 }
 
 // Service is one long-running service.
@@ -61,6 +62,7 @@ type Service struct {
 	DependsOn         []string          `toml:"depends_on,omitempty" json:"depends_on,omitempty" jsonschema:"description=Services that must converge first."`
 	Rollout           *Rollout          `toml:"rollout,omitempty" json:"rollout,omitempty" jsonschema:"description=Rollout order and monitor window."`
 	ReceivesTelemetry bool              `toml:"receives_telemetry,omitempty" json:"receives_telemetry,omitempty" jsonschema:"description=Receive the daemon's telemetry socket."`
+	Postgres          *Postgres         `toml:"postgres,omitempty" json:"postgres,omitempty" jsonschema:"description=Slipway extension (slipway.dev/v1alpha1 only): the service is a Postgres server, backed up with pg_dump run in its image."`
 }
 
 // Source types.
@@ -189,8 +191,11 @@ type Redirect struct {
 // Job run points and volume access modes.
 const (
 	JobRunBeforeRollout = "before-rollout"
-	VolumeAccessRead    = "read-only"
-	VolumeAccessExcl    = "exclusive"
+	// JobRunSchedule is the Slipway extension's run point: on the job's
+	// schedule, beside the running services, never during a deployment.
+	JobRunSchedule   = "schedule"
+	VolumeAccessRead = "read-only"
+	VolumeAccessExcl = "exclusive"
 )
 
 // Job runs a container to completion during a deployment.
@@ -198,12 +203,14 @@ type Job struct {
 	Name           string            `toml:"name" json:"name" jsonschema:"description=Job name."`
 	Service        string            `toml:"service" json:"service" jsonschema:"description=Service whose image, environment, secrets and mounts the job reuses."`
 	Command        []string          `toml:"command,omitempty" json:"command,omitempty" jsonschema:"description=Replaces the service's command and arguments."`
-	Run            string            `toml:"run,omitempty" json:"run,omitempty" jsonschema:"enum=before-rollout,description=When the job runs. Default before-rollout."`
+	Run            string            `toml:"run,omitempty" json:"run,omitempty" jsonschema:"enum=before-rollout,enum=schedule,description=When the job runs: before-rollout, or schedule (Slipway extension). Default before-rollout, or schedule when schedule is set."`
 	TimeoutSeconds *Int              `toml:"timeout_seconds,omitempty" json:"timeout_seconds,omitempty" jsonschema:"description=1-86400. Default 300."`
 	VolumeAccess   string            `toml:"volume_access,omitempty" json:"volume_access,omitempty" jsonschema:"enum=read-only,enum=exclusive,description=Default read-only."`
 	StopService    bool              `toml:"stop_service,omitempty" json:"stop_service,omitempty" jsonschema:"description=Stop the service while the job runs."`
 	Environment    map[string]string `toml:"environment,omitempty" json:"environment,omitempty" jsonschema:"description=Added to the service's environment for the job only."`
 	Secrets        []SecretMount     `toml:"secrets,omitempty" json:"secrets,omitempty" jsonschema:"description=Added to the service's secrets for the job only."`
+	Schedule       string            `toml:"schedule,omitempty" json:"schedule,omitempty" jsonschema:"description=Slipway extension (slipway.dev/v1alpha1 only): five-field cron expression in UTC, or @hourly, @daily, @weekly or @monthly. The job then runs on this schedule instead of before rollout."`
+	Concurrency    string            `toml:"concurrency,omitempty" json:"concurrency,omitempty" jsonschema:"enum=forbid,enum=replace,description=Slipway extension: what a scheduled run does while the previous one still runs: forbid (skip it) or replace (stop the previous one). Default forbid."`
 }
 
 // SecretDeclaration asks Slipway to generate a secret per environment.
@@ -249,6 +256,7 @@ type EnvironmentBlock struct {
 type Previews struct {
 	Visibility string           `toml:"visibility,omitempty" json:"visibility,omitempty" jsonschema:"description=Strictest visibility preview routes get. Default private."`
 	Variables  map[string]Value `toml:"variables,omitempty" json:"variables,omitempty" jsonschema:"description=Variable values for every preview."`
+	Schedules  bool             `toml:"schedules,omitempty" json:"schedules,omitempty" jsonschema:"description=Slipway extension (slipway.dev/v1alpha1 only): run scheduled jobs and scheduled backups in previews too. Default false."`
 }
 
 // ManifestSource connects the application to a manifest in Git.

@@ -79,6 +79,8 @@ func Validate(m *Manifest, opts ValidateOptions) Errors {
 	v.previews()
 	v.manifestSource()
 	v.links()
+	v.backups()
+	v.extension()
 	if !opts.Rendered {
 		// References are checked by the variables engine; where it reports
 		// a path, its error explains the problem better than the value

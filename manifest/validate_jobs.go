@@ -214,9 +214,15 @@ func (v *validator) jobs() {
 		case !ok:
 			v.add(p+".service", "job_service_missing", "%q is not a service of this application", j.Service)
 		}
-		if j.Run != "" && j.Run != JobRunBeforeRollout {
+		switch {
+		case j.Run == "" || j.Run == JobRunBeforeRollout:
+		case j.Run == JobRunSchedule && v.m.APIVersion != PiqueldAPIVersion:
+		case v.m.APIVersion == PiqueldAPIVersion:
 			v.add(p+".run", "job_run_invalid", "run must be before-rollout, the only run point, got %q", j.Run)
+		default:
+			v.add(p+".run", "job_run_invalid", "run must be before-rollout or schedule, got %q", j.Run)
 		}
+		v.jobSchedule(p, j)
 		if t, ok := v.integer(p, ".timeout_seconds", j.TimeoutSeconds); ok {
 			v.secondsRange(p+".timeout_seconds", t, 1, MaxJobTimeoutSeconds, "job timeout")
 		}
@@ -236,7 +242,9 @@ func (v *validator) jobs() {
 		svc := &v.m.Spec.Services[si]
 		v.jobConflicts(p, j, svc)
 		v.jobVolumeAccess(p, j, svc, si, g)
-		v.jobOrder(p, i, si, g)
+		if !j.Scheduled() {
+			v.jobOrder(p, i, si, g)
+		}
 	}
 }
 
@@ -310,6 +318,9 @@ func (v *validator) jobOrder(p string, ji, si int, g depGraph) {
 	deps := g.transitive(si)
 	for k := ji + 1; k < len(v.m.Spec.Jobs); k++ {
 		later := &v.m.Spec.Jobs[k]
+		if later.Scheduled() {
+			continue // scheduled jobs never run during a deployment
+		}
 		di, ok := v.serviceIndex[later.Service]
 		if ok && deps[di] && di != si {
 			v.add(p, "job_dependency_order_invalid", "job %s depends on service %s, whose job %s is declared after it; declare %s first", v.m.Spec.Jobs[ji].Name, later.Service, later.Name, later.Name)

@@ -43,6 +43,7 @@ func (v *validator) services() {
 		v.secretMounts(p+".secrets", s.Secrets, ts)
 		v.nestedTargets(ts)
 		v.rollout(p+".rollout", s.Rollout)
+		v.postgres(p+".postgres", s)
 		if s.ReceivesTelemetry {
 			receivers++
 			if receivers > 1 {

@@ -305,7 +305,7 @@ func ValidateReferencesFor(m *Manifest, repositoryBacked bool) Errors {
 
 func forbiddenReference(path string) FieldError {
 	return FieldError{Path: path, Code: "variable_reference_forbidden",
-		Message: "this field cannot reference variables; references are allowed in environment values, commands, arguments, health checks, replicas, resources, rollout, route hostname and redirect to, job command, import environment, secret mount names and build inputs"}
+		Message: "this field cannot reference variables; references are allowed in environment values, commands, arguments, health checks, replicas, resources, rollout, route hostname and redirect to, job command, job and backup schedules, backup retention, Postgres settings, import environment, secret mount names and build inputs"}
 }
 
 // validateVariableTable checks names and values of one variables table.

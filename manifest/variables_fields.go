@@ -76,6 +76,12 @@ func walkFields(m *Manifest, visit func(*field)) {
 			w.template(p, ".rollout.order", &r.Order, true)
 			w.integer(p, ".rollout.monitor_seconds", r.MonitorSeconds, true)
 		}
+		if pg := svc.Postgres; pg != nil {
+			w.template(p, ".postgres.database", &pg.Database, true)
+			w.template(p, ".postgres.user", &pg.User, true)
+			w.integer(p, ".postgres.port", pg.Port, true)
+			w.template(p, ".postgres.password_secret", &pg.PasswordSecret, true)
+		}
 	}
 	for i := range s.Volumes {
 		w.textElem("", "spec.volumes", i, ".name", s.Volumes[i].Name)
@@ -104,6 +110,18 @@ func walkFields(m *Manifest, visit func(*field)) {
 		w.text(p, ".volume_access", j.VolumeAccess)
 		w.stringMap(p, ".environment", j.Environment, true)
 		w.secretMounts(p, ".secrets", j.Secrets)
+		w.template(p, ".schedule", &j.Schedule, true)
+		w.text(p, ".concurrency", j.Concurrency)
+	}
+	for i := range s.Backups {
+		b := &s.Backups[i]
+		p := "spec.backups[" + strconv.Itoa(i) + "]"
+		w.text(p, ".name", b.Name)
+		w.text(p, ".volume", b.Volume)
+		w.text(p, ".service", b.Service)
+		w.template(p, ".schedule", &b.Schedule, true)
+		w.integer(p, ".keep_last", b.KeepLast, true)
+		w.integer(p, ".keep_days", b.KeepDays, true)
 	}
 	for i := range s.Secrets {
 		d := &s.Secrets[i]

@@ -2,10 +2,13 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/slipwayhq/slipway/manifest"
@@ -15,6 +18,7 @@ import (
 	dockerswarm "github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/api/types/volume"
 
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -73,6 +77,8 @@ func TestPipeline_TwoServicesConverge(t *testing.T) {
 func TestPipeline_FailedHealthCheckRollsBackAutomatically(t *testing.T) {
 	t.Parallel()
 	b := pipelinetest.Setup(t, "production")
+	told := &recordingNotifier{}
+	b.Pipeline.Notify = told
 	web, job := swarmtest.Image(t, "web"), swarmtest.Image(t, "job")
 	good := pipelinetest.WebManifest(b.App.Name, web, job, "") + `
 [spec.environments.production]
@@ -112,6 +118,41 @@ HEALTHY = "false"`, "start_period_seconds = 30", "start_period_seconds = 0").Rep
 	if !contains(env, "VERSION=one") || contains(env, "HEALTHY=false") {
 		t.Errorf("web runs %v after the rollback, want the first deployment's environment", env)
 	}
+	// Each outcome was told once, in its transaction, naming the deployment.
+	want := []string{
+		"deployment.succeeded " + first.ID + " ",
+		"deployment.failed " + second.ID + " " + second.ErrorCode,
+		"deployment.rolled_back " + rollback.ID + " ",
+	}
+	if got := told.summary(); !slices.Equal(got, want) {
+		t.Errorf("notifications %q, want %q", got, want)
+	}
+}
+
+// recordingNotifier records the events the pipeline emits.
+type recordingNotifier struct {
+	mu     sync.Mutex
+	events []notify.Event
+}
+
+func (r *recordingNotifier) Emit(_ context.Context, tx *store.Store, ev notify.Event) error {
+	if tx.Tx() == nil {
+		return errors.New("emitted outside the transaction that records the outcome")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+	return nil
+}
+
+func (r *recordingNotifier) summary() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ev := range r.events {
+		out = append(out, string(ev.Kind)+" "+ev.DeploymentID+" "+ev.Code)
+	}
+	return out
 }
 
 func TestPipeline_JobRunsBeforeRolloutAfterDependencies(t *testing.T) {

@@ -20,6 +20,8 @@
 //   - rollout.go: services in dependency order, then routes (routes.go).
 //   - cleanup.go: remove what the deployment no longer has.
 //   - rollback.go: record a failure and follow the rollback policy.
+//   - notify.go: the outcome's notification (notify.Event), emitted in
+//     the transaction that records it.
 //
 // Failures that end a deployment are *Failure, each with one snake_case
 // code (failure.go); other errors are retried.

@@ -49,7 +49,10 @@ type Pipeline struct {
 	// Queue inserts the work that follows a change, in the change's
 	// transaction (jobs.Queue); nil queues nothing.
 	Queue Queue
-	Log   *slog.Logger
+	// Notify tells the team's notification destinations of outcomes
+	// (notify.go); nil tells nobody.
+	Notify Notifier
+	Log    *slog.Logger
 	// ConvergenceTimeout bounds each service's convergence (default 120 s).
 	ConvergenceTimeout time.Duration
 	// LeaseTTL is how long a worker's claim on a deployment lasts without

@@ -80,6 +80,9 @@ func (p *Pipeline) Reconcile(ctx context.Context, teamID, deploymentID string) (
 	if r.env.DeletingAt != nil {
 		return nil, nil // a preview being deleted is torn down, not repaired
 	}
+	if held, err := p.held(ctx, teamID, r.env.ID); err != nil || held {
+		return nil, err // a restore stopped its services on purpose
+	}
 	if err := r.loadRendered(); err != nil {
 		return nil, err
 	}

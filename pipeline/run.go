@@ -146,6 +146,9 @@ func (r *run) advance(ctx context.Context) error {
 		return err
 	}
 	r.observe("succeeded")
+	if err := r.deployed(context.WithoutCancel(ctx)); err != nil {
+		r.p.logger().WarnContext(ctx, "record schedules", "deployment", r.d.ID, "error", err)
+	}
 	if err := r.p.linksChanged(context.WithoutCancel(ctx), r.d.TeamID); err != nil {
 		r.p.logger().WarnContext(ctx, "enqueue links reconcile", "deployment", r.d.ID, "error", err)
 	}
@@ -162,7 +165,7 @@ func (r *run) observe(outcome string) {
 }
 
 // transitionTx writes a state change and queues what follows it (the
-// GitHub notification) in one transaction.
+// GitHub notification, the team's notifications) in one transaction.
 func (p *Pipeline) transitionTx(ctx context.Context, change func(tx *store.Store) (store.Deployment, error)) (store.Deployment, error) {
 	var d store.Deployment
 	err := p.Store.WithTx(ctx, func(tx *store.Store) error {
@@ -170,7 +173,10 @@ func (p *Pipeline) transitionTx(ctx context.Context, change func(tx *store.Store
 		if d, err = change(tx); err != nil {
 			return err
 		}
-		return p.queue().StateChanged(ctx, tx, d)
+		if err := p.queue().StateChanged(ctx, tx, d); err != nil {
+			return err
+		}
+		return p.notifyOutcome(ctx, tx, d)
 	})
 	return d, err
 }

@@ -58,6 +58,10 @@ type Service struct {
 	kr *keyring.Keyring
 }
 
+// Keyring is the keyring values are sealed with, for other sealed
+// settings (backup targets' S3 keys).
+func (s *Service) Keyring() *keyring.Keyring { return s.kr }
+
 // New returns the service over st, sealing with kr.
 func New(st *store.Store, kr *keyring.Keyring) *Service {
 	return &Service{st: st, kr: kr}

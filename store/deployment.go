@@ -166,6 +166,16 @@ func (s *Store) CreateDeployment(ctx context.Context, teamID string, p Deploymen
 		if err != nil {
 			return wrap(op, err)
 		}
+		// A restore stops services and copies data back: no deployment
+		// may start until it is done (restore.go).
+		var restoring bool
+		if err := tx.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM restores WHERE team_id = $1 AND environment_id = $2
+			AND state IN ('pending', 'stopping', 'restoring', 'starting'))`, teamID, p.EnvironmentID).Scan(&restoring); err != nil {
+			return wrap(op, err)
+		}
+		if restoring {
+			return fmt.Errorf("%s: %w", op, &ConflictError{Constraint: "restores_one_active_key", Field: "environment_id", Code: "restore_in_progress"})
+		}
 		if _, err := tx.db.Exec(ctx, `
 			UPDATE deployments SET state = 'superseded', finished_at = clock_timestamp(), updated_at = clock_timestamp()
 			WHERE team_id = $1 AND environment_id = $2 AND state = 'requested'`,

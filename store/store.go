@@ -64,6 +64,7 @@ var conflicts = map[string]struct{ field, code string }{
 	"deployments_one_active_key":                     {"environment_id", "deployment_in_progress"},
 	"deployments_one_requested_key":                  {"environment_id", "deployment_queued"},
 	"hostname_reservations_pkey":                     {"hostname", "hostname_conflict"},
+	"restores_one_active_key":                        {"environment_id", "restore_in_progress"},
 }
 
 // ErrInvalid is returned when a row breaks a CHECK constraint: the caller

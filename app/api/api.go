@@ -16,6 +16,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -38,6 +39,9 @@ type Config struct {
 	// AllowFileURLs accepts manifests naming file:// repositories ([git]
 	// allow_file_urls).
 	AllowFileURLs bool
+	// Notifications is the team's notification destinations; nil
+	// answers their routes with notifications_unavailable.
+	Notifications *notify.Service
 }
 
 type handler struct {
@@ -49,11 +53,12 @@ type handler struct {
 	secrets  *secrets.Service
 	previews *service.Previews
 	fileURLs bool
+	notify   *notify.Service
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs}
+	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, notify: cfg.Notifications}
 	// The API description is public, so it is mounted before authentication.
 	r.Get("/openapi.json", openAPIShow)
 	r.Use(h.authenticate)
@@ -83,6 +88,9 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerPreviews(r)
 	h.registerGitHub(r)
 	h.registerServiceControls(r)
+	h.registerDayTwo(r)
+	h.registerNotifications(r)
+	h.registerMetrics(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/notify"
 )
 
 // Route describes one /api/v1 endpoint for the OpenAPI document. Every
@@ -140,6 +141,12 @@ var routeTable = []Route{
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/telemetry", Summary: "Grant or revoke an environment's telemetry socket", Scope: auth.TelemetryGrant,
 		Request: TelemetryRequest{}, Status: http.StatusOK, Response: EnvironmentTelemetry{}},
 
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/schedules", Summary: "An environment's scheduled jobs and backups with their next run, and the latest job runs", Scope: auth.AppsRead, Status: http.StatusOK, Response: Schedules{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/jobs/:job/runs", Summary: "Run a scheduled job now", Scope: auth.AppsDeploy, Status: http.StatusAccepted, Response: JobRun{}},
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/backups", Summary: "An environment's backups, restores and backup target", Scope: auth.AppsRead, Status: http.StatusOK, Response: Backups{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/backups", Summary: "Back up a volume or a Postgres service now", Scope: auth.AppsDeploy, Request: BackupRequest{}, Status: http.StatusAccepted, Response: Backup{}},
+	{Method: http.MethodPost, Path: "/applications/:app/environments/:env/restores", Summary: "Restore a backup of the application into this environment", Scope: auth.AppsDeploy, Request: RestoreRequest{}, Status: http.StatusAccepted, Response: Restore{}},
+	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/backup-target", Summary: "Send the environment's backups to an S3-compatible bucket", Scope: auth.SecretsWrite, Request: BackupTargetRequest{}, Status: http.StatusNoContent},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/routes", Summary: "The routes an environment serves", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentRouteList{}},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/links", Summary: "An environment's links to other applications", Scope: auth.AppsRead, Status: http.StatusOK, Response: EnvironmentLinks{}},
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/branch", Summary: "Set the branch an environment follows", Scope: auth.AppsWrite, Request: BranchRequest{}, Status: http.StatusOK, Response: EnvironmentBranch{}},
@@ -150,6 +157,15 @@ var routeTable = []Route{
 	{Method: http.MethodPut, Path: "/applications/:app/environments/:env/source", Summary: "Set where an environment deploys from", Scope: auth.AppsWrite, Request: SourceRequest{}, Status: http.StatusOK, Response: EnvironmentSource{}},
 	{Method: http.MethodGet, Path: "/applications/:app/releases", Summary: "List releases", Scope: auth.AppsRead, Status: http.StatusOK, Response: ReleaseList{}, Query: []QueryParam{limitQuery}},
 
+	{Method: http.MethodGet, Path: "/notifications/destinations", Summary: "List the team's notification destinations (credentials never shown)", Scope: auth.AppsRead, Status: http.StatusOK, Response: NotificationDestinationList{}},
+	{Method: http.MethodPost, Path: "/notifications/destinations", Summary: "Add a notification destination (webhook, slack, discord or email)", Scope: auth.NotificationsManage, Request: notify.Input{}, Status: http.StatusCreated, Response: NotificationDestination{}},
+	{Method: http.MethodGet, Path: "/notifications/destinations/:destination", Summary: "Show a notification destination", Scope: auth.AppsRead, Status: http.StatusOK, Response: NotificationDestination{}},
+	{Method: http.MethodPatch, Path: "/notifications/destinations/:destination", Summary: "Change a notification destination (fields left out stay as they are)", Scope: auth.NotificationsManage, Request: notify.Input{}, Status: http.StatusOK, Response: NotificationDestination{}},
+	{Method: http.MethodDelete, Path: "/notifications/destinations/:destination", Summary: "Remove a notification destination", Scope: auth.NotificationsManage, Status: http.StatusNoContent},
+	{Method: http.MethodPost, Path: "/notifications/destinations/:destination/test", Summary: "Queue a test message to a destination", Scope: auth.NotificationsManage, Status: http.StatusAccepted, Response: NotificationDelivery{}},
+	{Method: http.MethodGet, Path: "/notifications/destinations/:destination/deliveries", Summary: "A destination's latest deliveries and their status", Scope: auth.AppsRead, Status: http.StatusOK, Response: NotificationDeliveryList{}},
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/metrics", Summary: "An environment's usage series: CPU, memory, network and restarts per service; requests, errors and p95 latency per route", Scope: auth.AppsRead, Status: http.StatusOK, Response: MetricsResponse{},
+		Query: []QueryParam{{Name: "range", Type: "string", Description: "1h (default), 6h, 24h or 7d"}}},
 	{Method: http.MethodGet, Path: "/applications/:app/secrets", Summary: "List secrets (names, never values)", Scope: auth.AppsRead, Status: http.StatusOK, Response: SecretList{}},
 	{Method: http.MethodPut, Path: "/applications/:app/secrets/:name", Summary: "Set a secret", Scope: auth.SecretsWrite, Request: SecretSetRequest{}, Status: http.StatusOK, Response: Secret{}},
 	{Method: http.MethodDelete, Path: "/applications/:app/secrets/:name", Summary: "Delete a secret", Scope: auth.SecretsWrite, Status: http.StatusNoContent},

@@ -23,10 +23,13 @@ const (
 	// TelemetryGrant lets an environment's telemetry receiver get the
 	// daemon's socket, and so every application's telemetry.
 	TelemetryGrant Scope = "telemetry:grant"
+	// NotificationsManage adds, changes, tests and removes the team's
+	// notification destinations.
+	NotificationsManage Scope = "notifications:manage"
 )
 
 // AllScopes lists every scope in display order.
-var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage, TelemetryGrant}
+var AllScopes = []Scope{AppsRead, AppsWrite, AppsDeploy, AppsDelete, SecretsWrite, LogsRead, MembersManage, TokensManage, TelemetryGrant, NotificationsManage}
 
 // Role is a member's role in a team.
 type Role string
@@ -124,15 +127,16 @@ func Strings(scopes []Scope) []string {
 // scopeMeanings says what each scope lets a member or a token do, for the
 // tokens and members pages.
 var scopeMeanings = map[Scope]string{
-	AppsRead:       "see applications, manifests, deployments, environments and the audit log",
-	AppsWrite:      "create and rename applications, save manifests, edit variables, services, routes and environments",
-	AppsDeploy:     "deploy, retry, cancel, restore and promote; restart and scale services; create and deploy previews",
-	AppsDelete:     "delete applications, environments and previews",
-	SecretsWrite:   "set, grant and delete stored secrets, regenerate generated ones (values are never shown)",
-	LogsRead:       "read and download services' logs",
-	MembersManage:  "invite members, change their roles and remove them",
-	TokensManage:   "create and revoke API tokens",
-	TelemetryGrant: "let an environment's telemetry receiver get every application's telemetry",
+	AppsRead:            "see applications, manifests, deployments, environments and the audit log",
+	AppsWrite:           "create and rename applications, save manifests, edit variables, services, routes and environments",
+	AppsDeploy:          "deploy, retry, cancel, restore and promote; restart and scale services; create and deploy previews",
+	AppsDelete:          "delete applications, environments and previews",
+	SecretsWrite:        "set, grant and delete stored secrets, regenerate generated ones (values are never shown)",
+	LogsRead:            "read and download services' logs",
+	MembersManage:       "invite members, change their roles and remove them",
+	TokensManage:        "create and revoke API tokens",
+	TelemetryGrant:      "let an environment's telemetry receiver get every application's telemetry",
+	NotificationsManage: "add, change, test and remove the team's notification destinations (credentials are never shown)",
 }
 
 // Meaning says what s lets its holder do.

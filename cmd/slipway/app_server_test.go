@@ -17,6 +17,7 @@ import (
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -38,7 +39,12 @@ func startCLIServer(t *testing.T) *cliServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: inserter})
+	key, err := keyring.NewKey(bytes.Repeat([]byte{4}, keyring.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: inserter,
+		Notifications: notificationService(st, config.Default(), keyring.New(key), insertWith(inserter))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

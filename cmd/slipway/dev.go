@@ -20,6 +20,7 @@ import (
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/build"
+	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/localpg"
 )
@@ -138,10 +139,12 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	if err != nil {
 		return err
 	}
-	secretService, err := newSecretService(st, cfg)
+	kr, err := loadSecretKey(cfg)
 	if err != nil {
 		return err
 	}
+	secretService := secrets.New(st, kr)
+	notifications := notificationService(st, cfg, kr, insertWith(inserter))
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -168,7 +171,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	errs := make([]error, 2)
 	wg.Go(func() {
 		defer cancel()
-		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secretService, Previews: newPreviewService(st, cfg, &build.Lister{}), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL})
+		errs[0] = serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secretService, Previews: newPreviewService(st, cfg, &build.Lister{}), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL, Notifications: notifications})
 	})
 	wg.Go(func() {
 		defer cancel()

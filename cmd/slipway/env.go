@@ -25,6 +25,7 @@ func newEnvCommand() *cobra.Command {
 	cmd.AddCommand(newEnvCreateCommand(), newEnvRenameCommand())
 	cmd.AddCommand(newEnvVisibilityCommand(), newEnvRollbackCommand(), newEnvTelemetryCommand())
 	addPromotionCommands(cmd)
+	addDayTwoCommands(cmd)
 	return cmd
 }
 

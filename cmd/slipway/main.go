@@ -45,6 +45,8 @@ func newRootCommand() *cobra.Command {
 		newDeploymentCommand(),
 		newTokenCommand(),
 		newEventsCommand(),
+		newArchiveCommand(),
+		newNotifyCommand(),
 	)
 	return root
 }

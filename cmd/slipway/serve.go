@@ -72,7 +72,7 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer exportMetrics(ctx, logger, cfg, "slipway-serve", reg)()
-			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: cfg.SecureCookies, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg, &build.Lister{}), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL})
+			return serveHTTP(ctx, ln, app.Config{Store: st, Logger: logger, SecureCookies: cfg.SecureCookies, Jobs: inserter, Runtime: runtime, Logs: runtime, Webhook: githubWebhook(st, cfg, inserter, logger, reg), Metrics: metricsHTTP, GitHub: githubDashboard(st, cfg, logger), Secrets: secrets.New(st, kr), Previews: newPreviewService(st, cfg, &build.Lister{}), AllowFileURLs: cfg.Git.AllowFileURLs, PublicURL: cfg.PublicURL, Notifications: notificationService(st, cfg, kr, insertWith(inserter))})
 		},
 	}
 	// Defaults come from the configuration (listen, secure_cookies); a

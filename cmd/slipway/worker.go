@@ -15,6 +15,7 @@ import (
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/secrets"
@@ -62,6 +63,7 @@ func newWorkerCommand() *cobra.Command {
 func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings config.Config, reg *metrics.Registry) (*jobs.Client, error) {
 	workers := river.NewWorkers()
 	deps := jobs.Deps{Store: store.New(pool), Logger: logger}
+	var deliverer *notify.Deliverer
 	if work {
 		// No fallback key: a worker without one refuses to start.
 		kr, err := loadSecretKey(settings)
@@ -78,6 +80,9 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)
 		p.Metrics = reg
+		notifications := notificationService(deps.Store, settings, kr, jobs.InsertFromWorker)
+		p.Notify = notifications.Emitter
+		deliverer = &notify.Deliverer{Service: notifications, Dial: notificationDial(settings)}
 		engine, err := swarm.NewEngine()
 		if err != nil {
 			return nil, err
@@ -86,6 +91,13 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 			return nil, err
 		}
 		deps.Pipeline = p
+		if deps.Scheduler, err = newScheduler(deps.Store, p, jobs.Queue{}, logger); err != nil {
+			return nil, err
+		}
+		if deps.Backups, err = newBackups(deps.Store, p, kr, settings, logger); err != nil {
+			return nil, err
+		}
+		deps.Scheduler.Notify, deps.Backups.Notify = notifications.Emitter, notifications.Emitter
 	}
 	// Pull requests and background sync redeploy previews through one
 	// deployer, so a head one of them requested is not requested twice.
@@ -101,6 +113,9 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	useGitHubCredentials(deps, settings, logger)
 	github.Previews = previews
 	if err := jobs.RegisterGitHub(workers, github); err != nil {
+		return nil, err
+	}
+	if err := jobs.RegisterNotifications(workers, deliverer); err != nil {
 		return nil, err
 	}
 	jc := jobsConfig(settings, work, quieter(logger, slog.LevelWarn))
@@ -127,6 +142,8 @@ func runWorker(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger, cfg
 		return fmt.Errorf("start worker: %w", err)
 	}
 	logger.Info("worker started")
+	// The sampler runs outside River jobs: it inserts with the client itself.
+	startSampler(ctx, store.New(pool), cfg, notificationService(store.New(pool), cfg, nil, insertWith(c)).Emitter, logger)
 	// Docker's service events trigger drift repair between periodic scans.
 	if engine, err := swarm.NewEngine(); err == nil {
 		go jobs.WatchServiceEvents(ctx, engine, func(ctx context.Context) error {

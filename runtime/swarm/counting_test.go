@@ -126,3 +126,13 @@ func (c *CountingEngine) VolumeRemove(ctx context.Context, id string, force bool
 	c.calls.Add(1)
 	return c.inner.VolumeRemove(ctx, id, force)
 }
+
+func (c *CountingEngine) ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error) {
+	c.calls.Add(1)
+	return c.inner.ContainerList(ctx, options)
+}
+
+func (c *CountingEngine) ContainerRemove(ctx context.Context, id string, options container.RemoveOptions) error {
+	c.calls.Add(1)
+	return c.inner.ContainerRemove(ctx, id, options)
+}

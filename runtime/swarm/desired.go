@@ -139,6 +139,9 @@ type DesiredState struct {
 	Services []ServiceSpec
 	// Jobs in the order they run.
 	Jobs []JobSpec
+	// Scheduled are the jobs that run on a schedule, never during a
+	// deployment; each run is ScheduledRun of one of them.
+	Scheduled []JobSpec
 }
 
 // NetworkSpec is an attachable overlay network.
@@ -295,6 +298,10 @@ func Desired(in DesiredInput) (DesiredState, error) {
 		j, err := b.job(fmt.Sprintf("spec.jobs[%d]", i), job, st)
 		if err != nil {
 			return DesiredState{}, err
+		}
+		if job.Scheduled() {
+			st.Scheduled = append(st.Scheduled, j)
+			continue
 		}
 		st.Jobs = append(st.Jobs, j)
 	}

@@ -40,6 +40,10 @@ type Engine interface {
 	VolumeList(ctx context.Context, options volume.ListOptions) (volume.ListResponse, error)
 	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
+
+	// Containers of this node: what a removed replicated job leaves.
+	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
+	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
 }
 
 var _ Engine = (*client.Client)(nil)

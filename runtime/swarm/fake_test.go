@@ -191,3 +191,11 @@ func BenchmarkObserve(b *testing.B) {
 		})
 	}
 }
+
+func (f *fakeEngine) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
+	return nil, nil
+}
+
+func (f *fakeEngine) ContainerRemove(context.Context, string, container.RemoveOptions) error {
+	return errFakeWrite
+}

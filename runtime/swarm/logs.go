@@ -193,6 +193,9 @@ type taskNames struct {
 	tasks   map[string]swarm.Task
 	nodes   map[string]string
 	fetched time.Time
+	// asked holds the task ids a refresh was made for: a new task (a
+	// restart's) triggers one at its first line, however recent the last.
+	asked map[string]bool
 }
 
 func (n *taskNames) refresh(ctx context.Context) error {
@@ -223,7 +226,13 @@ func (n *taskNames) refresh(ctx context.Context) error {
 func (n *taskNames) label(ctx context.Context, l LogLine) LogLine {
 	n.mu.Lock()
 	t, ok := n.tasks[l.TaskID]
-	stale := !ok && time.Since(n.fetched) > time.Second
+	stale := !ok && (!n.asked[l.TaskID] || time.Since(n.fetched) > time.Second)
+	if stale {
+		if n.asked == nil {
+			n.asked = map[string]bool{}
+		}
+		n.asked[l.TaskID] = true
+	}
 	n.mu.Unlock()
 	if stale && n.refresh(ctx) == nil {
 		n.mu.Lock()

@@ -136,9 +136,14 @@ func Plan(observed Observed, desired DesiredState) (Actions, error) {
 		}
 	}
 	for _, s := range observed.Services {
-		// Runs of this deployment's jobs belong to RunJob; everything else
-		// not desired, including job runs earlier deployments left behind,
-		// goes.
+		// Runs of this deployment's jobs belong to RunJob, and one-off runs
+		// (scheduled jobs, backups, restores) to their own worker, which
+		// keeps what they mount; everything else not desired, including
+		// job runs earlier deployments left behind, goes.
+		if s.Spec.Labels[LabelRun] != "" {
+			keepMounted(s, wantCfg, wantSec)
+			continue
+		}
 		if wantSvc[s.Spec.Name] || s.Spec.Labels[LabelJob] != "" && isCurrentJob(s, desired) {
 			continue
 		}

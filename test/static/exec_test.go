@@ -25,9 +25,12 @@ var execAllowed = map[string]string{
 	"test/proxyrig/gateway.go":             "test helper (test/desync, bench/gateway): builds the gateway binary with the go toolchain",
 	"test/chaos/chaostest/chaostest.go":    "test helper: runs the slipway binary under test (serve, worker) with argument lists, and builds it with the go toolchain",
 	// A test file (allowed anyway), listed for its unusual reach.
-	"test/chaos/dockerd/dockerd_test.go": "fault test: restarts dockerd with the command line it was started with (or systemctl restart docker), only with SLIPWAY_CHAOS_DOCKERD=1",
-	"backup/backup.go":                   "slipway admin backup/restore: runs pg_dump and pg_restore with argument lists, the password in PGPASSWORD",
-	"test/multinode/harness/exec.go":     "test helper: makes network namespaces and links with ip, and starts each node's dockerd through nsenter and unshare, with argument lists",
+	"test/chaos/dockerd/dockerd_test.go":    "fault test: restarts dockerd with the command line it was started with (or systemctl restart docker), only with SLIPWAY_CHAOS_DOCKERD=1",
+	"backup/backup.go":                      "slipway admin backup/restore: runs pg_dump and pg_restore with argument lists, the password in PGPASSWORD",
+	"test/multinode/harness/exec.go":        "test helper: makes network namespaces and links with ip, and starts each node's dockerd through nsenter and unshare, with argument lists",
+	"backupctl/backuptest/backuptest.go":    "test helper: builds the archiver and Postgres test images with the go toolchain, and finds the libraries of the host's PostgreSQL binaries with ldd, with argument lists",
+	"backupctl/backuptest/pgserver/main.go": "test image entrypoint: starts initdb and postgres inside the FROM scratch Postgres test image, with argument lists",
+	"backupstore/s3test/s3test.go":          "test helper: builds and runs versitygw, the real S3 server the S3 target is tested against, with argument lists",
 }
 
 // execAllowedInTests are test files' reasons: git http-backend serving test

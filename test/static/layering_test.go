@@ -75,6 +75,15 @@ var layerRules = []layerRule{
 	{pkg: "store/...", forbid: []string{"app", "pipeline", "jobs", "runtime", "views", "forge"}},
 	{pkg: "links", forbid: []string{"store", "runtime", "pipeline", "jobs", "app"}},
 	{pkg: "backup", forbid: []string{module + "/"}},
+	{pkg: "archive", forbid: []string{module + "/"}},
+	{pkg: "backupstore", forbid: []string{postgres, docker, "store", "runtime", "pipeline", "jobs", "app"}},
+	{pkg: "backupctl", forbid: []string{"app", "views", "cmd", "jobs"}},
+	{pkg: "scheduler", forbid: []string{"app", "views", "cmd", "jobs"}},
+	{pkg: "notify", forbid: []string{"app", "jobs", "pipeline", "runtime", "views", "cmd"}},
+	{pkg: "notify/send", forbid: []string{module + "/"}},
+	{pkg: "runtime/usage", forbid: []string{postgres, "store", "jobs", "app", "pipeline", "views"}},
+	{pkg: "sampler", forbid: []string{"app", "jobs", "pipeline", "views", "cmd"}},
+	{pkg: "views/chart", forbid: []string{module + "/"}},
 	{pkg: "savedmanifest", forbid: []string{"app", "pipeline", "jobs", "secrets", "runtime", "views"}},
 }
 

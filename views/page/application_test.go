@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/a-h/templ"
@@ -63,6 +64,7 @@ func TestApplicationPages_Golden(t *testing.T) {
 			{Slug: "shop-feat-login", Branch: "feat/login", State: "running", URL: "https://shop-feat-login.preview.example.com/", Deployment: "dep_9", Revision: 2, Deployed: "2026-01-02 03:04 UTC"},
 			{Slug: "shop-fix", Branch: "fix", State: "deleting"},
 		}, Visibility: "private"})},
+		{"environment_daytwo", EnvironmentDayTwo(withTab(header, "environments"), dayTwoView())},
 		{"service_logs", ServiceLogs(withTab(header, "overview"), partial.ServiceLogsView{URL: "/applications/app_1/environments/production/services/web/logs",
 			DownloadURL: "/applications/app_1/environments/production/services/web/logs/download", Environment: "production", Service: "web",
 			StreamURL: "/applications/app_1/environments/production/services/web/logs/stream", Tail: 500, Since: "2026-01-02T03:04:05.000000002Z",
@@ -102,4 +104,27 @@ func withTab(h AppHeader, tab string) AppHeader {
 func withLogs(d partial.DeploymentView) partial.DeploymentView {
 	d.Logs = []partial.LogLink{{Service: "web", URL: "/applications/app_1/environments/production/services/web/logs"}}
 	return d
+}
+
+// dayTwoView is a staging environment with a scheduled job and a
+// scheduled backup, a failed run, a queued and a succeeded backup and a
+// restore holding it stopped.
+func dayTwoView() DayTwo {
+	done := RestoreRow{ID: "rst_1", BackupID: "bak_1", State: "failed", Message: "archive checksum mismatch"}
+	return DayTwo{
+		Environment: "staging", Base: "/applications/app_1/environments/staging/daytwo", Target: "directory",
+		Schedules: []ScheduleRow{
+			{Kind: "job", Name: "report", Spec: "0 3 * * *", Next: "2026-01-03 03:00:00 UTC", Last: "2026-01-02 03:00:00 UTC", Job: true},
+			{Kind: "backup", Name: "nightly", Spec: "@daily", Next: "2026-01-03 00:00:00 UTC", Last: "–"},
+		},
+		Runs: []JobRunRow{{ID: "run_1", Job: "report", Origin: "scheduled", State: "failed", Started: "2026-01-02 03:00:00 UTC",
+			Ended: "2026-01-02 03:00:02 UTC", Exit: "1", Output: "report: no rows\n", Message: "exit code 1"}},
+		Backups: []BackupRow{
+			{ID: "bak_2", Kind: "volume", Subject: "uploads", Origin: "manual", State: "queued", Taken: "2026-01-02 03:00:02 UTC"},
+			{ID: "bak_1", Kind: "postgres", Subject: "db", Origin: "scheduled", State: "succeeded", SizeBytes: 4096,
+				SHA256: strings.Repeat("ab", 32), Taken: "2026-01-02 03:00:00 UTC", Restorable: true},
+		},
+		Restores: []RestoreRow{done}, Hold: &done,
+		Volumes: []string{"uploads"}, Postgres: []string{"db"},
+	}
 }

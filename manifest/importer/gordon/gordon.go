@@ -1,6 +1,8 @@
 package gordon
 
 import (
+	"slices"
+
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/slipwayhq/slipway/manifest"
@@ -114,8 +116,6 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 	o.Unsupported(convert.SeverityError, "tcp", "TCP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
 	o.Unsupported(convert.SeverityError, "udp", "UDP publishing has no Slipway equivalent: Slipway's ingress serves HTTP routes only")
 	o.Unsupported(convert.SeverityError, "bind", "operator binds ([app_mounts] host locations) have no Slipway equivalent: manifests mount named volumes only")
-	o.Unsupported(convert.SeverityWarning, "database", "database declarations and their backup schedules are not carried over; the service still runs, but back up its volume yourself")
-	o.Unsupported(convert.SeverityWarning, "backup", "backup targets are not carried over; Slipway does not back up volumes")
 	o.Unsupported(convert.SeverityWarning, "telemetry", "log export settings are not carried over: Slipway keeps service logs itself")
 
 	env := map[string]string{}
@@ -159,6 +159,7 @@ func (t *translator) service(key string, o *convert.Obj, appEnv map[string]strin
 	if r := o.Obj("readiness"); r != nil {
 		svc.Healthcheck = t.readiness(r, ifacePorts)
 	}
+	t.backups(&svc, o)
 	o.Done()
 	t.where[name] = o.Path
 	t.m.Spec.Services = append(t.m.Spec.Services, svc)
@@ -349,4 +350,64 @@ func (t *translator) readiness(o *convert.Obj, ifacePorts []int64) *manifest.Hea
 		}
 	}
 	return h
+}
+
+// gordonSchedules are gordon's backup schedules as Slipway's.
+var gordonSchedules = map[string]string{"hourly": "@hourly", "daily": "@daily", "weekly": "@weekly", "monthly": "@monthly"}
+
+// backups translates a service's database declarations and backup targets:
+// a declared Postgres database makes the service a Slipway Postgres
+// service (one database each), and each target listed in [backup] becomes
+// a spec.backups entry, a database with its own schedule, a volume daily.
+func (t *translator) backups(svc *manifest.Service, o *convert.Obj) {
+	schedules := map[string]string{}
+	for _, db := range o.Objs("database") {
+		name, _ := db.Str("name")
+		typ, _ := db.Str("type")
+		sched, _ := db.Str("schedule")
+		db.Done()
+		switch {
+		case typ != "postgres":
+			db.Error("type", "only PostgreSQL databases are supported, got %q", typ)
+			continue
+		case name == "":
+			db.Error("name", "a database needs a name; it was not carried over")
+			continue
+		case svc.Postgres != nil:
+			db.Warn("", "Slipway backs up one database per Postgres service; database %q is not backed up (back up %s's volume instead)", name, svc.Name)
+			continue
+		}
+		svc.Postgres = &manifest.Postgres{Database: name}
+		db.Warn("", "database %q is dumped with pg_dump as the role postgres without a password; set [spec.services.postgres] user and password_secret if the server needs them", name)
+		spec, ok := gordonSchedules[sched]
+		if !ok {
+			db.Error("schedule", "%q is not hourly, daily, weekly or monthly", sched)
+			continue
+		}
+		schedules[name] = spec
+	}
+	b := o.Obj("backup")
+	if b == nil {
+		return
+	}
+	dbs, _ := b.Strings("postgres")
+	vols, _ := b.Strings("volume")
+	b.Done()
+	for _, db := range dbs {
+		spec, ok := schedules[db]
+		if !ok || svc.Postgres == nil || svc.Postgres.Database != db {
+			b.Error("postgres", "database %q is not a declared Postgres database of this service that Slipway backs up", db)
+			continue
+		}
+		t.m.Spec.Backups = append(t.m.Spec.Backups, manifest.Backup{Name: convert.Name(svc.Name + "-" + db), Service: svc.Name, Schedule: spec})
+	}
+	for _, v := range vols {
+		name := convert.Name(v)
+		if !slices.ContainsFunc(svc.Mounts, func(m manifest.Mount) bool { return m.Volume == name }) {
+			b.Error("volume", "volume %q is not mounted by this service", v)
+			continue
+		}
+		b.Warn("volume", "gordon gives volume backups no schedule; volume %q is backed up daily (@daily, UTC), keeping 7", v)
+		t.m.Spec.Backups = append(t.m.Spec.Backups, manifest.Backup{Name: convert.Name(svc.Name + "-" + name), Volume: name, Schedule: "@daily"})
+	}
 }

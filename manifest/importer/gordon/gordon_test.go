@@ -112,8 +112,25 @@ func TestImport_Mappings(t *testing.T) {
 		{name: "udp publishing", src: head + "[[services.web.udp]]\nport = 1\n", diags: []string{"error: services.web.udp:"}},
 		{name: "bind", src: head + "[[services.web.bind]]\nname = \"x\"\npath = \"/x\"\n", diags: []string{"error: services.web.bind:"}},
 		{name: "devices", src: head + "devices = [\"gpu\"]\n", diags: []string{"error: services.web.devices:"}},
-		{name: "database", src: head + "[[services.web.database]]\nname = \"main\"\n", diags: []string{"warning: services.web.database:"}},
-		{name: "backup", src: head + "[services.web.backup]\nvolume = []\n", diags: []string{"warning: services.web.backup:"}},
+		{name: "database without a type", src: head + "[[services.web.database]]\nname = \"main\"\n", diags: []string{"error: services.web.database[0].type:"}},
+		{name: "database and volume backups", src: head + "[[services.web.volume]]\nname = \"web-data\"\npath = \"/data\"\n[[services.web.database]]\nname = \"main\"\ntype = \"postgres\"\nschedule = \"weekly\"\n[[services.web.database]]\nname = \"other\"\ntype = \"postgres\"\nschedule = \"daily\"\n[services.web.backup]\npostgres = [\"main\"]\nvolume = [\"web-data\"]\n",
+			diags: []string{"warning: services.web.database[0]: database \"main\" is dumped", "warning: services.web.database[1]: Slipway backs up one database", "warning: services.web.backup.volume:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				pg := m.Spec.Services[0].Postgres
+				if pg == nil || pg.Database != "main" || len(m.Spec.Backups) != 2 {
+					t.Fatalf("postgres %+v, backups %+v", pg, m.Spec.Backups)
+				}
+				if b := m.Spec.Backups[0]; b.Name != "web-main" || b.Service != "web" || b.Schedule != "@weekly" {
+					t.Errorf("database backup = %+v", b)
+				}
+				if b := m.Spec.Backups[1]; b.Name != "web-web-data" || b.Volume != "web-data" || b.Schedule != "@daily" {
+					t.Errorf("volume backup = %+v", b)
+				}
+				if errs := manifest.Validate(m, manifest.ValidateOptions{}); len(errs) > 0 {
+					t.Errorf("the translation does not validate: %v", errs)
+				}
+			}},
+		{name: "backup of an undeclared database", src: head + "[services.web.backup]\npostgres = [\"main\"]\n", diags: []string{"error: services.web.backup.postgres:"}},
 		{name: "shared network", src: head + "[[network.shared]]\nnetwork = \"b\"\n", diags: []string{"warning: network:"}},
 		{name: "telemetry", src: head + "[telemetry]\nlogs = false\n", diags: []string{"warning: telemetry:"}},
 		{name: "alpha form", src: "name = \"a\"\n[env]\nA = \"1\"\n[[service]]\nname = \"web\"\nimage = \"nginx:1\"\n[[service.http]]\nhost = \"a.example.com\"\nport = 80\n[service.readiness]\ntype = \"http\"\npath = \"/up\"\n[[service]]\nname = \"db\"\nimage = \"postgres:17\"\n",

@@ -642,6 +642,16 @@ func (t *translator) job(svc *manifest.Service, o *convert.Obj) {
 	if r, ok := o.Int("retries"); ok && r > 0 {
 		o.Warn("retries", "Slipway runs a job once per deployment; %d retries were dropped", r)
 	}
+	// A scheduled job: Slipway runs it on the same five-field cron
+	// schedule, in UTC, instead of before each rollout.
+	if sched, ok := o.Str("schedule"); ok {
+		if _, err := manifest.ParseSchedule(sched); err != nil {
+			o.Error("schedule", "%v", err)
+		} else {
+			job.Schedule, job.Run = sched, manifest.JobRunSchedule
+			o.Warn("schedule", "runs on this schedule in UTC, one run at a time (concurrency forbid)")
+		}
+	}
 	o.Done()
 	svc.Replicas = manifest.NewInt(0)
 	svc.Healthcheck = nil

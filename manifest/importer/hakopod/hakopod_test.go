@@ -101,6 +101,17 @@ func TestImport_Mappings(t *testing.T) {
 		}},
 		{name: "public without domain", src: head + "public = true\n", diags: []string{"warning: services.web.public: hakopod's generated public hostname"}},
 		{name: "domain to private service", src: head + "[domains]\n\"www.example.com\" = \"web\"\n", diags: []string{"error: domains.\"www.example.com\":"}},
+		{name: "scheduled job", src: head + "[services.report]\nimage = \"nginx:1.27\"\nargs = [\"report\"]\n[services.report.job]\nschedule = \"30 2 * * *\"\n",
+			diags: []string{"warning: services.report.job.schedule:"},
+			check: func(t *testing.T, m *manifest.Manifest) {
+				if len(m.Spec.Jobs) != 1 || m.Spec.Jobs[0].Schedule != "30 2 * * *" || m.Spec.Jobs[0].Run != manifest.JobRunSchedule {
+					t.Fatalf("jobs = %+v", m.Spec.Jobs)
+				}
+				if errs := manifest.Validate(m, manifest.ValidateOptions{}); len(errs) > 0 {
+					t.Errorf("the translation does not validate: %v", errs)
+				}
+			}},
+		{name: "bad schedule", src: head + "[services.report]\nimage = \"nginx:1.27\"\n[services.report.job]\nschedule = \"nightly\"\n", diags: []string{"error: services.report.job.schedule:"}},
 		{name: "job", src: head + "[services.migrate]\nimage = \"nginx:1.27\"\ncommand = [\"migrate\"]\nargs = [\"up\"]\n[services.migrate.job]\ntimeout_seconds = 60\n",
 			check: func(t *testing.T, m *manifest.Manifest) {
 				// The job runs its holder service's command and arguments.
