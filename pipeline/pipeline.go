@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -36,6 +37,10 @@ type Pipeline struct {
 	// AllowFileURLs lets git sources name file:// repositories (the
 	// operator's [git] allow_file_urls); off, runtime/build refuses them.
 	AllowFileURLs bool
+	// Outbound decides where git remotes may be reached (package
+	// outbound); nil is the strict policy. Image pulls are checked by the
+	// ImageResolver's own policy.
+	Outbound *outbound.Policy
 	// PrepareTimeout bounds each source's checkout and build (default 300 s).
 	PrepareTimeout time.Duration
 	Routes         RoutesHook

@@ -45,6 +45,7 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*pip
 		Driver:             swarm.NewDriver(engine, logger),
 		Images:             image.NewResolver(engine, s.PullImages).WithOutbound(s.Outbound),
 		Builds:             &build.Builder{Engine: engine, Installation: s.Installation, Pull: s.PullImages, Logger: logger},
+		Outbound:           s.Outbound,
 		Log:                logger,
 		Routes:             gatewayRoutes(st, engine, logger, s.Ingress),
 		ConvergenceTimeout: s.ConvergenceTimeout,

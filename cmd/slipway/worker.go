@@ -92,7 +92,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	// One lister: sync and preview branch states share listings.
 	heads := &build.Lister{}
 	previews := service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings, heads), Enqueue: jobs.InsertFromWorker}
-	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: heads, AllowFileURLs: settings.Git.AllowFileURLs, Previews: previews}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: heads, AllowFileURLs: settings.Git.AllowFileURLs, Outbound: outboundPolicy(settings), Previews: previews}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}
