@@ -48,6 +48,9 @@ type Pipeline struct {
 	Secrets SecretSource
 	// Metrics counts outcomes; nil records nothing.
 	Metrics *metrics.Registry
+	// Containers are the daemon's [containers] limits of every tenant
+	// container; zero fields take runtime/swarm's defaults.
+	Containers ContainerLimits
 	// PreviewBounds are the daemon's [previews] resource bounds, applied to
 	// previews only (preview_bounds.go); the zero value bounds nothing.
 	PreviewBounds PreviewBounds
@@ -67,6 +70,12 @@ type Pipeline struct {
 	Links bool
 	// Telemetry locates receivers' socket directories (telemetry.go).
 	Telemetry TelemetryHost
+}
+
+// ContainerLimits bound each tenant container (swarm.DesiredInput).
+type ContainerLimits struct {
+	PidsLimit          int64
+	DefaultMemoryBytes int64
 }
 
 // processOwner names this worker process in leases when Owner is empty.

@@ -15,6 +15,7 @@ import (
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/secrets"
@@ -75,6 +76,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		src := secrets.NewSource(deps.Store, kr)
 		p.Secrets, p.Logins = src, src
 		p.PreviewBounds = previewBounds(settings)
+		p.Containers = pipeline.ContainerLimits{PidsLimit: settings.Containers.PidsLimit, DefaultMemoryBytes: settings.Containers.DefaultMemoryBytes}
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)
 		p.Metrics = reg
