@@ -196,6 +196,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/generated-secrets/:name/remove", h.requireScope(auth.AppsWrite), h.generatedSecretUndeclare)
 
 	f.Get("/events", h.requireScope(auth.AppsRead), h.teamEventList)
+	f.Get("/quotas", h.requireTeam, h.teamQuotaShow)
 	f.Get("/members", h.requireTeam, h.memberList)
 	f.Post("/members/invitations", h.requireScope(auth.MembersManage), h.invitationCreate)
 	f.Post("/members/invitations/:invitation/revoke", h.requireScope(auth.MembersManage), h.invitationRevoke)

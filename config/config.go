@@ -69,11 +69,11 @@ type Quotas struct {
 	Previews              int   `toml:"previews" doc:"Preview environments a team may have at once."`
 	Replicas              int   `toml:"replicas" doc:"Replicas a team's services may run in total, across environments and previews."`
 	CPUMillis             int64 `toml:"cpu_millis" doc:"CPU a team's services may reserve in total, in millicores (replicas times resources.cpu_millis)."`
-	MemoryBytes           int64 `toml:"memory_bytes" doc:"Memory a team's services may reserve in total, in bytes (replicas times resources.memory_bytes, or containers.default_memory_bytes)."`
+	MemoryBytes           int64 `toml:"memory_bytes" doc:"Memory a team's services may reserve in total, in bytes (replicas times resources.memory_bytes; a service that declares none reserves none and is limited to containers.default_memory_bytes)."`
 	Volumes               int   `toml:"volumes" doc:"Volumes a team's applications may declare in total."`
 	Secrets               int   `toml:"secrets" doc:"Stored secrets a team may keep (each name counts once, whatever its versions)."`
 	ConcurrentBuilds      int   `toml:"concurrent_builds" doc:"Deployments that build images a team may run at once; more wait their turn."`
-	ConcurrentDeployments int   `toml:"concurrent_deployments" doc:"Deployments a team may run at once; more wait their turn, so one team's burst does not hold every worker."`
+	ConcurrentDeployments int   `toml:"concurrent_deployments" doc:"Deployments a team's jobs may work on at once; more wait their turn and leave the worker to other teams, so one team's burst does not hold every worker (worker.deploy_concurrency)."`
 }
 
 // Security holds the outbound policy's allowances.
@@ -213,7 +213,7 @@ func Default() Config {
 			Volumes:               100,
 			Secrets:               500,
 			ConcurrentBuilds:      2,
-			ConcurrentDeployments: 4,
+			ConcurrentDeployments: 3,
 		},
 	}
 }

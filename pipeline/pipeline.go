@@ -152,10 +152,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.owner(), p.leaseTTL()); err != nil {
-		if errors.Is(err, store.ErrLeaseHeld) {
-			return &WaitError{After: p.leaseTTL() / 2, Reason: "another worker holds the deployment"}
-		}
+	if err := p.acquireSlot(ctx, teamID, id); err != nil {
 		return err
 	}
 	// The lease is renewed while the deployment advances; a cancelled

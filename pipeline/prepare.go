@@ -24,6 +24,13 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	detail := map[string]string{}
 	var buildLog boundedBuffer
+	if buildsImages(r.rendered) {
+		release, err := r.claimBuild(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	for i, svc := range r.rendered.Spec.Services {
 		switch svc.Source.Type {
 		case manifest.SourceImage:
@@ -64,6 +71,16 @@ func (r *run) prepare(ctx context.Context) error {
 	r.progress.Find("prepare").Detail = detail
 	r.progress.Find("prepare").Output = buildLog.String()
 	return r.finish(ctx, "prepare", StepSucceeded, "")
+}
+
+// buildsImages says whether preparing m builds any image.
+func buildsImages(m *manifest.Manifest) bool {
+	for _, s := range m.Spec.Services {
+		if s.Source.Type == manifest.SourceGit {
+			return true
+		}
+	}
+	return false
 }
 
 // buildSource checks out and builds one git source, the i-th service's.

@@ -129,6 +129,9 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-dev")
 	defer stopLogs()
 	st := store.New(pool)
+	if err := storeQuotaDefaults(ctx, st, cfg); err != nil {
+		return err
+	}
 
 	// The HTTP side queues deployments for the worker below and reads
 	// Docker for the status endpoint, exactly as serve does.

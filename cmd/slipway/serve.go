@@ -55,6 +55,9 @@ func newServeCommand() *cobra.Command {
 			if _, err := setupToken(ctx, st, cfg.DataDir, logger); err != nil {
 				return err
 			}
+			if err := storeQuotaDefaults(ctx, st, cfg); err != nil {
+				return err
+			}
 			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-serve")
 			defer stopLogs()
 			inserter, err := newJobClient(pool, logger, false, cfg, nil)

@@ -43,6 +43,9 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
+			if err := storeQuotaDefaults(ctx, store.New(pool), cfg); err != nil {
+				return err
+			}
 			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-worker")
 			defer stopLogs()
 			reg := newRegistry(pool, logger)
