@@ -17,6 +17,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // TestDeployQueue_FairAcrossTeams: on a real River client with two deploy
@@ -126,5 +127,5 @@ image = %q
 	if maxA > 1 {
 		t.Fatalf("team A held %d deployment slots at once; its quota is 1", maxA)
 	}
-	t.Logf("team B started with %d of team A's 5 still waiting; team A never held more than %d", waiting, maxA)
+	summary.Line(t, "quotas: team B's deployment started with %d of team A's burst of 5 still queued (A held at most %d slot, its concurrent_deployments)", waiting, maxA)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/slipwayhq/slipway/quota"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // limit gives the team its own value of each quota in m.
@@ -114,6 +115,12 @@ func TestQuota_SaveRefusedBeforeAnythingChanges(t *testing.T) {
 			}
 		})
 	}
+	// After the parallel subtests.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			summary.Line(t, "quotas: %d kinds of save over a quota refused with quota_exceeded (quota, limit, use) before anything changed", len(tests))
+		}
+	})
 }
 
 // TestQuota_LoweredQuotaOnlyStopsGrowth: a team over a quota the operator
@@ -223,5 +230,22 @@ func TestQuota_Measure(t *testing.T) {
 		if use[n] != v {
 			t.Errorf("%s = %d, want %d (use %v)", n, use[n], v, use)
 		}
+	}
+}
+
+// TestQuota_Previews: a team's previews quota holds across its
+// applications (the installation's [previews] limits are another bound),
+// and an existing preview is still returned at the quota.
+func TestQuota_Previews(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupPreviews(t, service.PreviewLimits{MaxPerApplication: 10, MaxTotal: 10})
+	limit(t, b.st, b.actor.TeamID, map[quota.Name]int64{quota.Previews: 1})
+	b.create(t, "a", "", false)
+	other := b.applyApp(t, "other")
+	_, err := b.previews.Create(ctx, b.actor, b.enqueue, other.ID, service.PreviewRequest{Branch: "b"})
+	wantQuota(t, err, quota.Previews, 1, 1)
+	if p := b.create(t, "a", "", false); p.Created {
+		t.Fatal("the existing preview was created again")
 	}
 }

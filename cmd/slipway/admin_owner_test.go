@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,3 +73,62 @@ func TestAdminCreateOwner(t *testing.T) {
 		t.Fatalf("the setup token still works after create-owner: %t %v", ok, err)
 	}
 }
+
+// TestAdminTeamQuota: the operator gives a team its own quotas by slug,
+// sees them with the team's use, returns one to the default, and is told
+// the name and code of a mistake. Sets the process environment: not
+// parallel.
+func TestAdminTeamQuota(t *testing.T) {
+	ctx := context.Background()
+	dbURL := storetest.NewDatabaseURL(t)
+	t.Setenv(config.EnvConfigPath, "")
+	t.Setenv("DATABASE_URL", dbURL)
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(pool)
+	if err := storeQuotaDefaults(ctx, st, config.Default()); err != nil {
+		t.Fatal(err)
+	}
+	_, team, err := service.Signup(ctx, st, auth.TestArgon2, service.SignupRequest{Email: "o@example.com", Password: "correct horse battery", TeamName: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateApplication(ctx, team.ID, "notes"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runAdmin(t, "team", "quota", team.Slug, "--set", "applications=3", "--set", "cpu-millis=4000")
+	if err != nil {
+		t.Fatalf("set: %v\n%s", err, out)
+	}
+	for _, want := range []string{"applications", "3", "team", "cpu_millis", "4000 millicores", "volumes", "100", "default"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("quota table lacks %q:\n%s", want, out)
+		}
+	}
+	lines := strings.Split(out, "\n")
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "applications" && f[len(f)-1] != "1" {
+			t.Fatalf("applications row %q, want the team's use 1", l)
+		}
+	}
+	out, err = runAdmin(t, "team", "quota", team.ID, "--reset", "applications")
+	if err != nil || !regexpMatch(`applications\s+50\s+default`, out) {
+		t.Fatalf("reset: %v\n%s", err, out)
+	}
+	for _, bad := range [][]string{{"--set", "apps=1"}, {"--set", "concurrent_builds=0"}, {"--reset", "nope"}} {
+		if _, err := runAdmin(t, append([]string{"team", "quota", team.Slug}, bad...)...); err == nil || !strings.Contains(err.Error(), "quota_") {
+			t.Errorf("%v: %v, want an error naming the code", bad, err)
+		}
+	}
+	if _, err := runAdmin(t, "team", "quota", "no-such-team"); err == nil || !strings.Contains(err.Error(), "team_not_found") {
+		t.Errorf("unknown team: %v", err)
+	}
+}
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/slipwayhq/slipway/outbound"
+	"github.com/slipwayhq/slipway/test/summary"
 )
 
 // counter is a TCP listener that counts connections and, when say is set,
@@ -128,6 +129,7 @@ func TestRemote_StrictPolicyRefusesLocalDestinations(t *testing.T) {
 	if err != nil || heads["main"] != b.second {
 		t.Fatalf("dev policy: heads %v, %v", heads, err)
 	}
+	summary.Line(t, "outbound: 9 tenant remotes on loopback, metadata and private addresses (http, https, git://, ssh, by address and by name) and a redirect refused with destination_not_allowed where they connect, 0 requests reached them; dev's policy reaches the same server")
 }
 
 // TestRemote_DNSRebinding: a remote's name answers with an allowed address
@@ -202,6 +204,7 @@ func TestRemote_DNSRebinding(t *testing.T) {
 	if publicConns.Load() != 1 || internalConns.Load() != 0 {
 		t.Fatalf("git:// reached the checked address %d times (want 1) and loopback %d times (want 0)", publicConns.Load(), internalConns.Load())
 	}
+	summary.Line(t, "outbound: DNS rebinding (a name answering public, then loopback) refused at connect over http and ssh, pinned to the checked address over git://; 0 requests reached loopback")
 }
 
 func rewrite(r *http.Request, base string) *http.Request {
