@@ -16,10 +16,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/slipwayhq/slipway/outbound"
+	rdocker "github.com/slipwayhq/slipway/runtime/docker"
 	"github.com/slipwayhq/slipway/test/summary"
 )
 
@@ -304,5 +306,73 @@ func TestRemote_SSHDialChecked(t *testing.T) {
 	_, err = ListHeads(t.Context(), "ssh://git@"+addr+"/app.git", Auth{Outbound: loopback, SSHPrivateKey: sshKey(t)})
 	if ErrorCode(err) != CodeRepositoryUnreachable || hits.Load() != 1 {
 		t.Fatalf("dev policy over ssh: %v, %d connections; want repository_unreachable after one connection", err, hits.Load())
+	}
+}
+
+func TestBaseImages(t *testing.T) {
+	t.Parallel()
+	df := `# syntax is ignored
+ARG REGISTRY=docker.io
+ARG TAG
+FROM --platform=linux/amd64 ${REGISTRY}/library/golang:${TAG:-1.22} AS build
+COPY --from=10.0.0.5:5000/tools:1 /bin/tool /bin/
+FROM build AS test
+FROM scratch
+COPY --from=build /out /out
+COPY --from=0 /x /x
+FROM \
+  ghcr.io/acme/base:1
+FROM $UNSET/image
+`
+	got := baseImages([]byte(df), map[string]string{"REGISTRY": "127.0.0.1:5000"})
+	want := []string{"127.0.0.1:5000/library/golang:1.22", "10.0.0.5:5000/tools:1", "ghcr.io/acme/base:1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("baseImages = %q, want %q", got, want)
+	}
+}
+
+// TestBuild_BaseImageFromRefusedRegistry: on the real engine, a
+// Dockerfile whose FROM (or COPY --from) image lives on a loopback
+// registry is refused with destination_not_allowed on dockerfile before
+// the daemon is asked to build, so the registry sees nothing; under dev's
+// policy the daemon does try to pull it.
+func TestBuild_BaseImageFromRefusedRegistry(t *testing.T) {
+	t.Parallel()
+	docker, err := rdocker.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer docker.Close()
+	if _, err := docker.Ping(t.Context()); err != nil {
+		t.Skipf("no Docker engine: %v", err)
+	}
+	var hits atomic.Int32
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	r := newTestRepo(t, t.TempDir(), "app.git")
+	r.write("Dockerfile", []byte("FROM scratch\nCOPY --from="+ln.Addr().String()+"/team/base:1 /x /x\n"), 0o644)
+	r.commit("app")
+	co := mustCheckout(t, CheckoutRequest{URL: r.url(), Branch: "main"})
+	b := &Builder{Engine: docker, Installation: "test-outbound-" + randomID()}
+	req := BuildRequest{Checkout: co, Owner: Owner{Team: "team-" + runID, App: "a", Env: "e"}, Timeout: time.Minute, Output: io.Discard}
+	_, err = b.Build(t.Context(), req)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != outbound.Code || e.Field != "dockerfile" || !strings.Contains(e.Message, ln.Addr().String()) {
+		t.Fatalf("build from a loopback registry: %v, want %s on dockerfile naming the image", err, outbound.Code)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the refused registry saw %d requests", n)
+	}
+	req.Outbound = loopback
+	if _, err = b.Build(t.Context(), req); ErrorCode(err) != CodeBuildFailed || hits.Load() == 0 {
+		t.Fatalf("under dev's policy: %v after %d registry requests; want the daemon to try the registry and the build to fail", err, hits.Load())
 	}
 }
