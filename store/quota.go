@@ -136,61 +136,49 @@ func (s *Store) RunningManifests(ctx context.Context, teamID, except string) (ma
 // gives it; the caller waits its turn.
 var ErrTeamBusy = errors.New("the team uses every slot of its quota")
 
-// teamSlotLock serializes slot claims of one team across workers.
-func (s *Store) teamSlotLock(ctx context.Context, teamID string) error {
-	_, err := s.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('slipway-team-slots:' || $1))`, teamID)
-	return wrap("lock team slots", err)
-}
-
 // AcquireDeploymentSlot is AcquireDeploymentLease for a deployment that
 // does not hold its lease yet: under a per-team lock, it fails with
 // ErrTeamBusy while max other deployments of the team are held by
 // workers. max <= 0 is no limit.
 func (s *Store) AcquireDeploymentSlot(ctx context.Context, teamID, id, owner string, ttl time.Duration, max int64) error {
-	return s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.teamSlotLock(ctx, teamID); err != nil {
-			return err
-		}
-		if max > 0 {
-			var n int64
-			err := tx.db.QueryRow(ctx, `
-				SELECT count(*) FROM deployments
-				WHERE team_id = $1 AND id <> $2 AND lease_owner IS NOT NULL AND lease_expires_at > now()
-				  AND state IN ('requested', 'capturing', 'preparing', 'running_jobs', 'rolling_out')`, teamID, id).Scan(&n)
-			if err != nil {
-				return wrap("count team deployments", err)
-			}
-			if n >= max {
-				return fmt.Errorf("acquire deployment slot: %d of %d held: %w", n, max, ErrTeamBusy)
-			}
-		}
-		return tx.AcquireDeploymentLease(ctx, teamID, id, owner, ttl)
-	})
+	return s.withinSlots(ctx, teamID, id, max, "deployment", `
+		SELECT count(*) FROM deployments
+		WHERE team_id = $1 AND id <> $2 AND lease_owner IS NOT NULL AND lease_expires_at > now()
+		  AND state IN ('requested', 'capturing', 'preparing', 'running_jobs', 'rolling_out')`,
+		func(tx *Store) error { return tx.AcquireDeploymentLease(ctx, teamID, id, owner, ttl) })
 }
 
 // ClaimBuildSlot marks the deployment as building, under the per-team
 // lock, unless max other deployments of the team held by workers build
 // now (ErrTeamBusy). max <= 0 is no limit.
 func (s *Store) ClaimBuildSlot(ctx context.Context, teamID, id string, max int64) error {
+	return s.withinSlots(ctx, teamID, id, max, "build", `
+		SELECT count(*) FROM deployments
+		WHERE team_id = $1 AND id <> $2 AND building_since IS NOT NULL AND state = 'preparing'
+		  AND lease_owner IS NOT NULL AND lease_expires_at > now()`,
+		func(tx *Store) error {
+			return tx.execOne(ctx, "claim build slot", `
+				UPDATE deployments SET building_since = coalesce(building_since, now()) WHERE team_id = $1 AND id = $2`, teamID, id)
+		})
+}
+
+// withinSlots runs take under the team's slot lock unless countSQL (team
+// id, deployment id) finds max or more slots held by others.
+func (s *Store) withinSlots(ctx context.Context, teamID, id string, max int64, what, countSQL string, take func(tx *Store) error) error {
 	return s.WithTx(ctx, func(tx *Store) error {
-		if err := tx.teamSlotLock(ctx, teamID); err != nil {
-			return err
+		if _, err := tx.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('slipway-team-slots:' || $1))`, teamID); err != nil {
+			return wrap("lock team slots", err)
 		}
 		if max > 0 {
 			var n int64
-			err := tx.db.QueryRow(ctx, `
-				SELECT count(*) FROM deployments
-				WHERE team_id = $1 AND id <> $2 AND building_since IS NOT NULL AND state = 'preparing'
-				  AND lease_owner IS NOT NULL AND lease_expires_at > now()`, teamID, id).Scan(&n)
-			if err != nil {
-				return wrap("count team builds", err)
+			if err := tx.db.QueryRow(ctx, countSQL, teamID, id).Scan(&n); err != nil {
+				return wrap("count team "+what+"s", err)
 			}
 			if n >= max {
-				return fmt.Errorf("claim build slot: %d of %d held: %w", n, max, ErrTeamBusy)
+				return fmt.Errorf("%s slot: %d of %d held: %w", what, n, max, ErrTeamBusy)
 			}
 		}
-		return tx.execOne(ctx, "claim build slot", `
-			UPDATE deployments SET building_since = coalesce(building_since, now()) WHERE team_id = $1 AND id = $2`, teamID, id)
+		return take(tx)
 	})
 }
 

@@ -37,21 +37,16 @@ from the command line, where other users of the machine could see it.`,
 			if email == "" || team == "" {
 				return errors.New("--email and --team are required (owner_fields_missing)")
 			}
-			c, err := loadConfig(cmd, nil)
-			if err != nil {
-				return err
-			}
-			setLogLevel(c)
 			password, err := readNewPassword(cmd, passwordFile)
 			if err != nil {
 				return err
 			}
-			pool, err := openDatabase(ctx, c.DatabaseURL, newLogger())
+			st, done, err := adminStore(cmd)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			u, t, err := service.CreateOwner(ctx, store.New(pool), auth.DefaultArgon2, service.SignupRequest{Email: email, Password: password, TeamName: team})
+			defer done()
+			u, t, err := service.CreateOwner(ctx, st, auth.DefaultArgon2, service.SignupRequest{Email: email, Password: password, TeamName: team})
 			var ie *service.InputError
 			if errors.As(err, &ie) {
 				return fmt.Errorf("--%s: %s (%s)", flagOfField(ie.Field), ie.Message, ie.Code)
@@ -68,6 +63,21 @@ from the command line, where other users of the machine could see it.`,
 	cmd.Flags().StringVar(&team, "team", "", "the new team's name")
 	cmd.Flags().StringVar(&passwordFile, "password-file", "", "read the password from this file's first line (- for standard input) instead of a prompt")
 	return cmd
+}
+
+// adminStore loads the configuration (--config) and opens the database
+// for an admin command; done closes it.
+func adminStore(cmd *cobra.Command) (*store.Store, func(), error) {
+	c, err := loadConfig(cmd, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	setLogLevel(c)
+	pool, err := openDatabase(cmd.Context(), c.DatabaseURL, newLogger())
+	if err != nil {
+		return nil, nil, err
+	}
+	return store.New(pool), pool.Close, nil
 }
 
 func flagOfField(field string) string {

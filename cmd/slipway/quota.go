@@ -51,21 +51,15 @@ Needs DATABASE_URL.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			c, err := loadConfig(cmd, nil)
-			if err != nil {
-				return err
-			}
-			setLogLevel(c)
 			changes, err := parseQuotaChanges(set, reset)
 			if err != nil {
 				return err
 			}
-			pool, err := openDatabase(ctx, c.DatabaseURL, newLogger())
+			st, done, err := adminStore(cmd)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			st := store.New(pool)
+			defer done()
 			team, err := st.GetTeamBySlug(ctx, args[0])
 			if errors.Is(err, store.ErrNotFound) {
 				team, err = st.GetTeam(ctx, args[0])
