@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/docker/docker/errdefs"
+	cerrdefs "github.com/containerd/errdefs"
 
 	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/runtime/image"
@@ -38,7 +38,7 @@ func (b *Builder) checkBaseImages(ctx context.Context, req BuildRequest, paths *
 		if !b.Pull {
 			if _, err := b.Engine.ImageInspect(ctx, ref); err == nil {
 				continue
-			} else if !errdefs.IsNotFound(err) {
+			} else if !cerrdefs.IsNotFound(err) {
 				continue // not a reference the engine reads; the build says so
 			}
 		}

@@ -167,7 +167,7 @@ func TestRemote_DNSRebinding(t *testing.T) {
 			count.Add(1)
 			res, err := http.DefaultTransport.RoundTrip(rewrite(r, base))
 			if err != nil {
-				http.Error(w, err.Error(), 502)
+				http.Error(w, err.Error(), http.StatusBadGateway)
 				return
 			}
 			defer res.Body.Close()

@@ -6,8 +6,8 @@ import (
 	"net"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/distribution/reference"
-	"github.com/docker/docker/errdefs"
 
 	"github.com/slipwayhq/slipway/outbound"
 )
@@ -57,11 +57,11 @@ func CheckPull(ctx context.Context, p *outbound.Policy, ref string) error {
 // place) said, or whether an internal address answered at all.
 func pullFailure(err error) string {
 	switch {
-	case errdefs.IsNotFound(err):
+	case cerrdefs.IsNotFound(err):
 		return "the registry has no such image or tag"
-	case errdefs.IsUnauthorized(err), errdefs.IsForbidden(err):
+	case cerrdefs.IsUnauthorized(err), cerrdefs.IsPermissionDenied(err):
 		return "the registry refused access"
-	case errors.Is(err, context.DeadlineExceeded), errdefs.IsDeadline(err):
+	case errors.Is(err, context.DeadlineExceeded), cerrdefs.IsDeadlineExceeded(err):
 		return "the pull timed out"
 	}
 	return "the pull failed (the registry's answer is not shown; the daemon's log has it)"

@@ -47,7 +47,7 @@ func TestServe_FirstRunNeedsTheSetupToken(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "DATABASE_URL=" + dbURL,
 		"SLIPWAY_SECRET_KEY_FILE=" + keyFile, "SLIPWAY_DATA_DIR=" + dataDir, "SLIPWAY_INGRESS_ENABLED=false"}
 
-	log1, base := startServe(t, bin, env)
+	log1, _ := startServe(t, bin, env)
 	tokenRE := regexp.MustCompile(`setup_token=(slws_[A-Za-z0-9_-]+)`)
 	m := tokenRE.FindStringSubmatch(log1.wait(t, "setup_token="))
 	if m == nil {
