@@ -29,7 +29,7 @@ func contentSecurityPolicy(formActions []string) string {
 	}, "; ")
 }
 
-// hstsMaxAge is a year. No includeSubDomains: applications served under
+// hstsValue is a year. No includeSubDomains: applications served under
 // the dashboard's domain may still answer plain HTTP.
 const hstsValue = "max-age=31536000"
 
