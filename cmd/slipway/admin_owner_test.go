@@ -23,18 +23,7 @@ import (
 // Sets the process environment: not parallel.
 func TestAdminCreateOwner(t *testing.T) {
 	ctx := context.Background()
-	dbURL := storetest.NewDatabaseURL(t)
-	t.Setenv(config.EnvConfigPath, "")
-	t.Setenv("DATABASE_URL", dbURL)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(pool)
+	st := adminTestStore(t)
 	token, err := service.IssueSetupToken(ctx, st)
 	if err != nil || token == "" {
 		t.Fatalf("issue setup token: %q %v", token, err)
@@ -80,18 +69,7 @@ func TestAdminCreateOwner(t *testing.T) {
 // parallel.
 func TestAdminTeamQuota(t *testing.T) {
 	ctx := context.Background()
-	dbURL := storetest.NewDatabaseURL(t)
-	t.Setenv(config.EnvConfigPath, "")
-	t.Setenv("DATABASE_URL", dbURL)
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(pool)
+	st := adminTestStore(t)
 	if err := storeQuotaDefaults(ctx, st, config.Default()); err != nil {
 		t.Fatal(err)
 	}
@@ -132,3 +110,23 @@ func TestAdminTeamQuota(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// adminTestStore is a migrated store on a fresh database that the admin
+// commands reach through DATABASE_URL (set here, so callers are not
+// parallel).
+func adminTestStore(t *testing.T) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	dbURL := storetest.NewDatabaseURL(t)
+	t.Setenv(config.EnvConfigPath, "")
+	t.Setenv("DATABASE_URL", dbURL)
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := store.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	return store.New(pool)
+}
