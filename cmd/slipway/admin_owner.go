@@ -13,7 +13,6 @@ import (
 
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/app/service"
-	"github.com/slipwayhq/slipway/store"
 )
 
 // newAdminCreateOwnerCommand is `slipway admin create-owner`: the
@@ -63,21 +62,6 @@ from the command line, where other users of the machine could see it.`,
 	cmd.Flags().StringVar(&team, "team", "", "the new team's name")
 	cmd.Flags().StringVar(&passwordFile, "password-file", "", "read the password from this file's first line (- for standard input) instead of a prompt")
 	return cmd
-}
-
-// adminStore loads the configuration (--config) and opens the database
-// for an admin command; done closes it.
-func adminStore(cmd *cobra.Command) (*store.Store, func(), error) {
-	c, err := loadConfig(cmd, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	setLogLevel(c)
-	pool, err := openDatabase(cmd.Context(), c.DatabaseURL, newLogger())
-	if err != nil {
-		return nil, nil, err
-	}
-	return store.New(pool), pool.Close, nil
 }
 
 func flagOfField(field string) string {
