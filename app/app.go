@@ -101,6 +101,7 @@ func New(cfg Config) *fiber.App {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
 	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications}
+	h.csp = contentSecurityPolicy(githubFormActions(cfg.GitHub))
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
 	h.dummyHash, _ = auth.HashPassword(cfg.Argon2, auth.NewSecret(""))
@@ -115,7 +116,7 @@ func New(cfg Config) *fiber.App {
 	})
 	// The local preview upload alone may send more than BodyLimit.
 	f.Server().HeaderReceived = bodyLimitFor
-	f.Use(recover.New(), securityHeaders)
+	f.Use(recover.New(), h.securityHeaders)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 	f.Get(schemaPath, h.manifestSchema)
@@ -204,6 +205,7 @@ func New(cfg Config) *fiber.App {
 	f.Post("/applications/:app/generated-secrets/:name/remove", h.requireScope(auth.AppsWrite), h.generatedSecretUndeclare)
 
 	f.Get("/events", h.requireScope(auth.AppsRead), h.teamEventList)
+	f.Get("/quotas", h.requireTeam, h.teamQuotaShow)
 	f.Get("/members", h.requireTeam, h.memberList)
 	f.Post("/members/invitations", h.requireScope(auth.MembersManage), h.invitationCreate)
 	f.Post("/members/invitations/:invitation/revoke", h.requireScope(auth.MembersManage), h.invitationRevoke)
@@ -241,17 +243,9 @@ type handler struct {
 	fileURLs bool              // [git] allow_file_urls
 	public   string            // Config.PublicURL
 	notify   *notify.Service   // nil: destinations are listed nowhere
+	csp      string            // the Content-Security-Policy of every response
 
 	dummyHash string
-}
-
-// securityHeaders stops framing (clickjacking on forms), MIME sniffing, and
-// leaking dashboard URLs (which contain ids) in Referer headers.
-func securityHeaders(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderXFrameOptions, "DENY")
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
-	return c.Next()
 }
 
 // handleError is the one place dashboard errors are logged and shown.

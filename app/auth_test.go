@@ -12,6 +12,7 @@ func TestSetup_FirstRun(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	br := b.browser(t)
+	token := issueSetupToken(t, b)
 
 	r := br.get("/")
 	wantStatus(t, r, http.StatusSeeOther)
@@ -24,7 +25,7 @@ func TestSetup_FirstRun(t *testing.T) {
 		t.Fatal("first-run page has no signup form")
 	}
 
-	r = br.post("/setup", url.Values{"email": {"owner@example.com"}, "password": {testPassword}, "team": {"Acme Inc"}})
+	r = br.post("/setup", url.Values{"email": {"owner@example.com"}, "password": {testPassword}, "team": {"Acme Inc"}, "token": {token}})
 	wantStatus(t, r, http.StatusSeeOther)
 	if br.cookies["slipway_session"] == "" {
 		t.Fatal("signup did not start a session")
@@ -42,7 +43,7 @@ func TestSetup_FirstRun(t *testing.T) {
 	other := b.browser(t)
 	wantStatus(t, other.get("/setup"), http.StatusSeeOther)
 	other.get("/login")
-	r = other.post("/setup", url.Values{"email": {"mallory@example.com"}, "password": {testPassword}, "team": {"Evil"}})
+	r = other.post("/setup", url.Values{"email": {"mallory@example.com"}, "password": {testPassword}, "team": {"Evil"}, "token": {token}})
 	wantStatus(t, r, http.StatusSeeOther)
 	if _, err := b.store.GetUserByEmail(context.Background(), "mallory@example.com"); err == nil {
 		t.Fatal("a second first-run signup created a user")

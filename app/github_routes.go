@@ -258,3 +258,20 @@ func (g *githubUI) formFailure(c *fiber.Ctx, err error) error {
 	}
 	return g.showWithErrors(c, map[string]string{"": strings.Join(msgs, " ")})
 }
+
+// githubFormActions is where dashboard forms may post besides this origin:
+// GitHub's web origin, for the App manifest form and the redirects to
+// GitHub's install pages (browsers apply form-action to those too).
+func githubFormActions(cfg *GitHub) []string {
+	if cfg == nil || cfg.Source == nil {
+		return nil
+	}
+	base, err := cfg.Source.Base()
+	if err != nil {
+		return nil
+	}
+	if o := originOf(base.WebURL); o != "" {
+		return []string{o}
+	}
+	return nil
+}

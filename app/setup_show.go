@@ -17,5 +17,6 @@ func (h *handler) setupShow(c *fiber.Ctx) error {
 	if n > 0 {
 		return redirect(c, "/login")
 	}
-	return h.render(c, http.StatusOK, "First run", page.FirstRun(page.SignupForm{}))
+	// A setup link (slipway dev prints one) carries the token.
+	return h.render(c, http.StatusOK, "First run", page.FirstRun(page.SignupForm{Token: c.Query("token")}))
 }

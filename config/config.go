@@ -32,6 +32,9 @@ type Config struct {
 	Images         Images         `toml:"images" doc:"Container images of deployed services."`
 	Git            Git            `toml:"git" doc:"Git repositories that applications build from and read manifests from."`
 	Registry       Registry       `toml:"registry" doc:"Where built images go so that every node of the Swarm can pull them (docs/cluster.md)."`
+	Security       Security       `toml:"security" doc:"Where connections that tenants direct may go (docs/security.md)."`
+	Containers     Containers     `toml:"containers" doc:"Limits every tenant container gets, whatever its manifest says (docs/security.md)."`
+	Quotas         Quotas         `toml:"quotas" doc:"Each team's default quotas; slipway admin team quota overrides them per team. A save, deploy or preview that would exceed one is refused with quota_exceeded."`
 }
 
 // Registry modes.
@@ -51,6 +54,31 @@ type Registry struct {
 	Port         int    `toml:"port" doc:"Port the embedded registry's relay publishes on every node; engines pull from 127.0.0.1:<port>, which Docker trusts over plain HTTP."`
 	Image        string `toml:"image" doc:"Slipway image the embedded registry and its relay run (entrypoint /slipway), pullable by every node; empty: ingress.image, else one built FROM scratch out of the worker's own binary (present on the worker's node only)."`
 	APIURL       string `toml:"api_url" doc:"Where the worker reaches the registry's HTTP API to delete images no deployment keeps: empty means http://127.0.0.1:<port> (a worker on a node's own network) for the embedded registry and the url's host for an external one; the stack file sets http://slipway-registry:5000."`
+}
+
+// Containers holds the confinement of tenant containers.
+type Containers struct {
+	PidsLimit          int64 `toml:"pids_limit" doc:"Processes (and threads) one container may run at once; a fork bomb stops there."`
+	DefaultMemoryBytes int64 `toml:"default_memory_bytes" doc:"Memory limit in bytes of a service that sets no resources.memory_bytes."`
+}
+
+// Quotas are each team's default limits.
+type Quotas struct {
+	Applications          int   `toml:"applications" doc:"Applications a team may have."`
+	Environments          int   `toml:"environments" doc:"Environments a team may have across its applications, previews not counted."`
+	Previews              int   `toml:"previews" doc:"Preview environments a team may have at once."`
+	Replicas              int   `toml:"replicas" doc:"Replicas a team's services may run in total, across environments and previews."`
+	CPUMillis             int64 `toml:"cpu_millis" doc:"CPU a team's services may reserve in total, in millicores (replicas times resources.cpu_millis)."`
+	MemoryBytes           int64 `toml:"memory_bytes" doc:"Memory a team's services may reserve in total, in bytes (replicas times resources.memory_bytes; a service that declares none reserves none and is limited to containers.default_memory_bytes)."`
+	Volumes               int   `toml:"volumes" doc:"Volumes a team's applications may declare in total."`
+	Secrets               int   `toml:"secrets" doc:"Stored secrets a team may keep (each name counts once, whatever its versions)."`
+	ConcurrentBuilds      int   `toml:"concurrent_builds" doc:"Deployments that build images a team may run at once; more wait their turn."`
+	ConcurrentDeployments int   `toml:"concurrent_deployments" doc:"Deployments a team's jobs may work on at once; more wait their turn and leave the worker to other teams, so one team's burst does not hold every worker (worker.deploy_concurrency)."`
+}
+
+// Security holds the outbound policy's allowances.
+type Security struct {
+	AllowedOutboundNetworks []string `toml:"allowed_outbound_networks" doc:"Networks (CIDRs such as 10.20.0.0/16 or fd12:3456::/48) that connections tenants direct may reach although they are loopback, link-local, private, unique-local, shared, the host's own or Docker's: git remotes, registries of images to pull, any URL from a manifest or a team setting. Empty: none; every such destination is refused with destination_not_allowed. In the environment, separate CIDRs with commas. slipway dev also allows loopback."`
 }
 
 // Reconciliation holds the spec's reconciliation.* settings.
@@ -170,5 +198,22 @@ func Default() Config {
 		Worker:   Worker{DeployConcurrency: 4},
 		Images:   Images{Pull: true},
 		Registry: Registry{Mode: RegistryAuto, Port: 5000},
+		Security: Security{AllowedOutboundNetworks: []string{}},
+		Containers: Containers{
+			PidsLimit:          1024,
+			DefaultMemoryBytes: 512 << 20,
+		},
+		Quotas: Quotas{
+			Applications:          50,
+			Environments:          200,
+			Previews:              50,
+			Replicas:              200,
+			CPUMillis:             64_000,
+			MemoryBytes:           128 << 30,
+			Volumes:               100,
+			Secrets:               500,
+			ConcurrentBuilds:      2,
+			ConcurrentDeployments: 3,
+		},
 	}
 }

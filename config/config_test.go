@@ -65,11 +65,15 @@ func sample() Config {
 			APIURL: "https://ghe.example.com/api/v3", AppID: 12345, AppSlug: "slipway-example",
 			PrivateKeyFile: "/etc/slipway/github.pem", WebhookSecretFile: "/etc/slipway/webhook-secret",
 		},
-		Metrics:   Metrics{Token: "s3cret", WorkerListen: "127.0.0.1:9102"},
-		Telemetry: Telemetry{OTLPEndpoint: "http://collector:4318", MetricsIntervalSeconds: 10},
-		Worker:    Worker{DeployConcurrency: 8},
-		Images:    Images{Pull: false},
-		Git:       Git{AllowFileURLs: true},
+		Metrics:    Metrics{Token: "s3cret", WorkerListen: "127.0.0.1:9102"},
+		Telemetry:  Telemetry{OTLPEndpoint: "http://collector:4318", MetricsIntervalSeconds: 10},
+		Worker:     Worker{DeployConcurrency: 8},
+		Images:     Images{Pull: false},
+		Git:        Git{AllowFileURLs: true},
+		Security:   Security{AllowedOutboundNetworks: []string{"10.20.0.0/16", "fd12:3456::/48"}},
+		Containers: Containers{PidsLimit: 256, DefaultMemoryBytes: 256 << 20},
+		Quotas: Quotas{Applications: 5, Environments: 10, Previews: 3, Replicas: 12, CPUMillis: 4000, MemoryBytes: 8 << 30,
+			Volumes: 4, Secrets: 20, ConcurrentBuilds: 1, ConcurrentDeployments: 2},
 		Registry: Registry{Mode: RegistryExternal, URL: "registry.example.com/slipway", User: "ci", PasswordFile: "/etc/slipway/registry-password",
 			Port: 5001, Image: "registry.example.com/slipway:1.2.0", APIURL: "http://slipway-registry:5000"},
 	}
@@ -98,6 +102,10 @@ func TestLoad_EveryKeyFromEnv(t *testing.T) {
 		t.Run(f.Key, func(t *testing.T) {
 			t.Parallel()
 			val := strings.Trim(f.tomlValue(&want), `"`)
+			if f.kind == reflect.Slice {
+				// Comma-separated in the environment.
+				val = strings.Join(f.value(&want).Interface().([]string), ",")
+			}
 			if f.Key == "metrics.token_file" {
 				val = "/run/secrets/metrics-token"
 			}
@@ -114,7 +122,7 @@ func TestLoad_EveryKeyFromEnv(t *testing.T) {
 				}
 				return
 			}
-			if s := strings.Trim(f.tomlValue(&got), `"`); s != val {
+			if s, w := f.tomlValue(&got), f.tomlValue(&want); s != w && strings.Trim(s, `"`) != val {
 				t.Errorf("%s=%s: %s is %s", f.Env, val, f.Key, s)
 			}
 		})

@@ -152,6 +152,26 @@ func (c Config) validate() Errors {
 	v.httpURL("telemetry.otlp_endpoint", c.Telemetry.OTLPEndpoint, false)
 	v.intRange("telemetry.metrics_interval_seconds", int64(c.Telemetry.MetricsIntervalSeconds), 1, MaxTimeoutSeconds)
 	v.intRange("worker.deploy_concurrency", int64(c.Worker.DeployConcurrency), 1, 256)
+	for i, cidr := range c.Security.AllowedOutboundNetworks {
+		if _, err := netip.ParsePrefix(cidr); err != nil {
+			v.add("security.allowed_outbound_networks", CodeValueInvalid, fmt.Sprintf("item %d must be a network in CIDR form such as 10.20.0.0/16, got %q", i, cidr))
+		}
+	}
+	v.intRange("containers.pids_limit", c.Containers.PidsLimit, 16, 1<<22)
+	v.intRange("containers.default_memory_bytes", c.Containers.DefaultMemoryBytes, MinMemoryBytes, 1<<40)
+	q := c.Quotas
+	for _, l := range []struct {
+		key    string
+		n, min int64
+	}{
+		{"quotas.applications", int64(q.Applications), 0}, {"quotas.environments", int64(q.Environments), 0},
+		{"quotas.previews", int64(q.Previews), 0}, {"quotas.replicas", int64(q.Replicas), 0},
+		{"quotas.cpu_millis", q.CPUMillis, 0}, {"quotas.memory_bytes", q.MemoryBytes, 0},
+		{"quotas.volumes", int64(q.Volumes), 0}, {"quotas.secrets", int64(q.Secrets), 0},
+		{"quotas.concurrent_builds", int64(q.ConcurrentBuilds), 1}, {"quotas.concurrent_deployments", int64(q.ConcurrentDeployments), 1},
+	} {
+		v.intRange(l.key, l.n, l.min, 1<<50)
+	}
 	return v.errs
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/store"
@@ -66,6 +67,9 @@ type SyncWorker struct {
 	// AllowFileURLs lets applications read file:// repositories (the
 	// operator's [git] allow_file_urls).
 	AllowFileURLs bool
+	// Outbound decides where repositories may be listed from (package
+	// outbound); nil is the strict policy.
+	Outbound *outbound.Policy
 	// Previews redeploys previews whose branch moved; nil leaves previews
 	// alone (environments still sync).
 	Previews PreviewSyncer
@@ -81,6 +85,7 @@ func (w *SyncWorker) repositoryAuth(ctx context.Context, a *syncApp, url string)
 		}
 	}
 	auth.AllowFileURLs = w.AllowFileURLs
+	auth.Outbound = w.Outbound
 	return auth, nil
 }
 

@@ -32,6 +32,9 @@ func (r *run) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := r.checkQuota(ctx, capture.Rendered); err != nil {
+		return err
+	}
 	if capture.SpecHash, err = r.specHash(ctx, capture.Rendered); err != nil {
 		return err
 	}

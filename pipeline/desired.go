@@ -90,6 +90,10 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		Routed:       routedServices(r.rendered),
 
 		RepositoryFiles: files,
+
+		PidsLimit:          r.p.Containers.PidsLimit,
+		DefaultMemoryBytes: r.p.Containers.DefaultMemoryBytes,
+		LimitOnly:          r.limitOnly(),
 	}
 	if in.VolumeNodes, err = r.volumeNodes(ctx); err != nil {
 		return swarm.DesiredState{}, err

@@ -103,7 +103,7 @@ func (r *run) fetchManifest(ctx context.Context, saved *manifest.Manifest) (stor
 	}
 	co, err := build.CheckoutRepository(ctx, build.CheckoutRequest{URL: conn.Repository.URL, Branch: branch, Commit: commit, Auth: auth, Snapshot: snapshot})
 	if err != nil {
-		return store.DeploymentFetch{}, buildFailure("spec.manifest.repository", err)
+		return store.DeploymentFetch{}, buildFailure(sourceFieldPath("spec.manifest.repository", "spec.manifest", err), err)
 	}
 	defer co.Remove()
 	data, err := co.ReadManifest(conn.Path)

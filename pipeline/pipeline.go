@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
@@ -36,6 +37,10 @@ type Pipeline struct {
 	// AllowFileURLs lets git sources name file:// repositories (the
 	// operator's [git] allow_file_urls); off, runtime/build refuses them.
 	AllowFileURLs bool
+	// Outbound decides where git remotes may be reached (package
+	// outbound); nil is the strict policy. Image pulls are checked by the
+	// ImageResolver's own policy.
+	Outbound *outbound.Policy
 	// PrepareTimeout bounds each source's checkout and build (default 300 s).
 	PrepareTimeout time.Duration
 	Routes         RoutesHook
@@ -43,6 +48,9 @@ type Pipeline struct {
 	Secrets SecretSource
 	// Metrics counts outcomes; nil records nothing.
 	Metrics *metrics.Registry
+	// Containers are the daemon's [containers] limits of every tenant
+	// container; zero fields take runtime/swarm's defaults.
+	Containers ContainerLimits
 	// PreviewBounds are the daemon's [previews] resource bounds, applied to
 	// previews only (preview_bounds.go); the zero value bounds nothing.
 	PreviewBounds PreviewBounds
@@ -65,6 +73,12 @@ type Pipeline struct {
 	Links bool
 	// Telemetry locates receivers' socket directories (telemetry.go).
 	Telemetry TelemetryHost
+}
+
+// ContainerLimits bound each tenant container (swarm.DesiredInput).
+type ContainerLimits struct {
+	PidsLimit          int64
+	DefaultMemoryBytes int64
 }
 
 // processOwner names this worker process in leases when Owner is empty.
@@ -141,10 +155,7 @@ func (p *Pipeline) Advance(ctx context.Context, teamID, id string) error {
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if err := p.Store.AcquireDeploymentLease(ctx, teamID, id, p.owner(), p.leaseTTL()); err != nil {
-		if errors.Is(err, store.ErrLeaseHeld) {
-			return &WaitError{After: p.leaseTTL() / 2, Reason: "another worker holds the deployment"}
-		}
+	if err := p.acquireSlot(ctx, teamID, id); err != nil {
 		return err
 	}
 	// The lease is renewed while the deployment advances; a cancelled

@@ -24,13 +24,20 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	detail := map[string]string{}
 	var buildLog boundedBuffer
-	for _, svc := range r.rendered.Spec.Services {
+	if buildsImages(r.rendered) {
+		release, err := r.claimBuild(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	for i, svc := range r.rendered.Spec.Services {
 		switch svc.Source.Type {
 		case manifest.SourceImage:
 			res, err := r.resolveImage(ctx, svc.Source.Image)
 			var ie *image.Error
 			if errors.As(err, &ie) {
-				return fail(ie.Code, "service %s: %s", svc.Name, ie.Detail())
+				return fail(ie.Code, "spec.services[%d].source.image: service %s: %s", i, svc.Name, ie.Detail())
 			}
 			if err != nil {
 				return err
@@ -47,7 +54,7 @@ func (r *run) prepare(ctx context.Context) error {
 			}
 			detail["id:"+svc.Name] = res.ID
 		case manifest.SourceGit:
-			res, err := r.buildSource(ctx, svc, &buildLog)
+			res, err := r.buildSource(ctx, i, svc, &buildLog)
 			if err != nil {
 				r.progress.Find("prepare").Output = buildLog.String()
 				return err
@@ -66,14 +73,26 @@ func (r *run) prepare(ctx context.Context) error {
 	return r.finish(ctx, "prepare", StepSucceeded, "")
 }
 
-// buildSource checks out and builds one git source.
-func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *boundedBuffer) (*build.BuildResult, error) {
+// buildsImages says whether preparing m builds any image.
+func buildsImages(m *manifest.Manifest) bool {
+	for _, s := range m.Spec.Services {
+		if s.Source.Type == manifest.SourceGit {
+			return true
+		}
+	}
+	return false
+}
+
+// buildSource checks out and builds one git source, the i-th service's.
+func (r *run) buildSource(ctx context.Context, i int, svc manifest.Service, out *boundedBuffer) (*build.BuildResult, error) {
 	if r.p.Builds == nil {
 		return nil, fail("source_unsupported", "service %s: this worker cannot build git sources", svc.Name)
 	}
 	repo := svc.Source.Repository
 	var snapshot []byte
+	repoPath := fmt.Sprintf("spec.services[%d].source.repository", i)
 	if repo == nil || repo.Self {
+		repoPath = "spec.manifest.repository"
 		// "self" is the manifest repository at the fetched commit (fetch.go).
 		self, err := r.selfRepository(ctx, svc.Name)
 		if err != nil {
@@ -102,11 +121,26 @@ func (r *run) buildSource(ctx context.Context, svc manifest.Service, out *bounde
 	res, err := r.p.Builds.PrepareSource(ctx, req)
 	if err != nil {
 		if code := build.ErrorCode(err); code != "" {
-			return nil, fail(code, "service %s: %s", svc.Name, detail(err))
+			return nil, fail(code, "%s: service %s: %s", sourceFieldPath(repoPath, fmt.Sprintf("spec.services[%d].source.build", i), err), svc.Name, detail(err))
 		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// sourceFieldPath is the manifest path of the field a build error names:
+// the repository's url, branch or commit, or the build's dockerfile,
+// context, target or args.
+func sourceFieldPath(repoPath, buildPath string, err error) string {
+	var be *build.Error
+	if !errors.As(err, &be) || be.Field == "" {
+		return strings.TrimSuffix(repoPath, ".repository")
+	}
+	switch be.Field {
+	case "url", "branch", "commit", "auth":
+		return repoPath + "." + be.Field
+	}
+	return buildPath + "." + be.Field
 }
 
 // boundedBuffer keeps the first MaxLogBytes of build output.
@@ -152,5 +186,6 @@ func (r *run) repositoryAuth(ctx context.Context, repositoryURL string) (build.A
 		}
 	}
 	auth.AllowFileURLs = r.p.AllowFileURLs
+	auth.Outbound = r.p.Outbound
 	return auth, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -116,6 +117,37 @@ func DeploymentWarnings(d store.Deployment) []string {
 	var out []string
 	for _, path := range paths {
 		out = append(out, path+": "+warnings[path])
+	}
+	return out
+}
+
+// limitOnly names the resources the preview bounds filled in, from the
+// capture's warnings: they limit the preview's services but reserve
+// nothing on the node (swarm.DesiredInput.LimitOnly), so a node full of
+// idle previews still places the environments that declared what they need.
+func (r *run) limitOnly() map[string]swarm.LimitOnly {
+	c := r.progress.Find("capture")
+	if c == nil {
+		return nil
+	}
+	out := map[string]swarm.LimitOnly{}
+	for k, v := range c.Detail {
+		path, ok := strings.CutPrefix(k, "warning:spec.services.")
+		if !ok || !strings.HasPrefix(v, CodePreviewDefaultLimit) {
+			continue
+		}
+		svc, field, ok := strings.Cut(path, ".resources.")
+		if !ok {
+			continue
+		}
+		lo := out[svc]
+		switch field {
+		case "cpu_millis":
+			lo.CPU = true
+		case "memory_bytes":
+			lo.Memory = true
+		}
+		out[svc] = lo
 	}
 	return out
 }

@@ -49,6 +49,11 @@ func TestPreviewDelete_BoundsInventoryAndVerifiedRemoval(t *testing.T) {
 	if len(svcs) != 1 || svcs[0].Spec.TaskTemplate.Resources == nil || svcs[0].Spec.TaskTemplate.Resources.Limits.MemoryBytes != 64<<20 {
 		t.Fatalf("preview services %+v, want one with the 64 MiB default limit", svcs)
 	}
+	// A default the bounds filled in limits the preview but reserves
+	// nothing on the node.
+	if r := svcs[0].Spec.TaskTemplate.Resources.Reservations; r != nil && r.MemoryBytes != 0 {
+		t.Errorf("preview service reserves %d bytes, want the default limit to reserve nothing", r.MemoryBytes)
+	}
 	inventory, err := b.Store.ListPreviewVolumes(ctx, b.Team.ID, pv.ID)
 	must(t, err)
 	if len(inventory) != 1 {

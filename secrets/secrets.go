@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/quota"
 	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -138,6 +139,19 @@ func (s *Service) Set(ctx context.Context, teamID, applicationID, name string, v
 		sec, err = tx.SetSecretValue(ctx, teamID, applicationID, name, actor, func(r store.SealedRef) (store.Sealed, error) {
 			return s.seal(value, r)
 		})
+		if err != nil {
+			return err
+		}
+		// A first version is a new stored secret, which counts.
+		var added int64
+		if sec.CurrentVersion == 1 {
+			added = 1
+		}
+		err = quota.CheckCounts(ctx, tx, teamID, quota.Add{Quota: quota.Secrets, N: added, Field: "name"})
+		var qe *quota.Error
+		if errors.As(err, &qe) {
+			return refuse(quota.Code, "name", []string{name}, "%s", qe.Error())
+		}
 		if err != nil {
 			return err
 		}

@@ -207,7 +207,11 @@ func (h *handler) fail(c *fiber.Ctx, err error) error {
 		if errors.Is(err, store.ErrConflict) || strings.HasSuffix(ie.Code, "_taken") {
 			status = http.StatusConflict
 		}
-		return WriteError(c, status, ie.Code, ie.Message, map[string]any{"field": ie.Field})
+		details := map[string]any{"field": ie.Field}
+		for k, v := range ie.Details {
+			details[k] = v
+		}
+		return WriteError(c, status, ie.Code, ie.Message, details)
 	case errors.As(err, &pe):
 		return WriteError(c, http.StatusForbidden, "permission_denied", pe.Message, map[string]any{"permission": string(pe.Scope)})
 	case errors.As(err, &nf): // a named object with its own code, e.g. environment_not_found

@@ -12,6 +12,7 @@ import (
 const (
 	TokenPrefix      = "slw_"  // API tokens
 	InvitationPrefix = "slwi_" // invitation links
+	SetupPrefix      = "slws_" // the one-time setup token of a fresh installation
 )
 
 // NewSecret returns 32 random bytes, URL-safe base64, after prefix.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/quota"
 	"github.com/slipwayhq/slipway/savedmanifest"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -54,6 +55,9 @@ func CreateEnvironment(ctx context.Context, st *store.Store, a Actor, appID, nam
 		})
 		if err != nil {
 			return conflictInput(err, fmt.Sprintf("the application already has an environment or preview named %q", name))
+		}
+		if err := quota.CheckCounts(ctx, tx, a.TeamID, quota.Add{Quota: quota.Environments, N: 1, Field: "name"}); err != nil {
+			return quotaInput(err)
 		}
 		return record(ctx, tx, a, "environment.create", "environment", out.ID, map[string]any{"name": name, "branch": opts.Branch})
 	})

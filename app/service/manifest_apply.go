@@ -186,6 +186,9 @@ func afterSave(ctx context.Context, tx *store.Store, a Actor, enqueue Enqueue, a
 	if err != nil {
 		return err
 	}
+	if err := checkSaveQuotas(ctx, tx, a, previous, m, envs, res); err != nil {
+		return err
+	}
 	if err := reserveHostnames(ctx, tx, a, app, m, envs); err != nil {
 		return err
 	}

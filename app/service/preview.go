@@ -10,6 +10,7 @@ import (
 
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/quota"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -130,6 +131,9 @@ func (p *Previews) create(ctx context.Context, teamID, actor string, enqueue Enq
 		})
 		if err != nil {
 			return conflictInput(err, fmt.Sprintf("the name %s is taken by an environment of %s", slug, app.Name))
+		}
+		if err := quota.CheckCounts(ctx, tx, teamID, quota.Add{Quota: quota.Previews, N: 1, Field: "branch"}); err != nil {
+			return quotaInput(err)
 		}
 		out = Preview{Environment: env, Created: true}
 		if _, err := tx.RecordEvent(ctx, teamID, store.EventParams{

@@ -109,7 +109,8 @@ type PromotionError struct {
 func (e *PromotionError) Error() string { return e.first().Error() }
 
 func (e *PromotionError) first() *InputError {
-	first := InputError(e.Problems[0])
+	p0 := e.Problems[0]
+	first := InputError{Field: p0.Field, Code: p0.Code, Message: p0.Message}
 	if len(e.Problems) > 1 {
 		msgs := make([]string, len(e.Problems))
 		for i, p := range e.Problems {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/quota"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -17,6 +18,8 @@ type InputError struct {
 	Field   string
 	Code    string
 	Message string
+	// Details are more facts for the API's answer (a quota's limit and use).
+	Details map[string]any
 }
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Message }
@@ -69,6 +72,9 @@ func CreateApplication(ctx context.Context, st *store.Store, a Actor, name strin
 		var err error
 		if app, err = tx.CreateApplication(ctx, a.TeamID, name); err != nil {
 			return conflictInput(err, fmt.Sprintf("an application named %q already exists in this team", name))
+		}
+		if err := quota.CheckCounts(ctx, tx, a.TeamID, quota.Add{Quota: quota.Applications, N: 1, Field: "name"}); err != nil {
+			return quotaInput(err)
 		}
 		return record(ctx, tx, a, "application.create", "application", app.ID, map[string]any{"name": name})
 	})

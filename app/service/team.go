@@ -34,12 +34,19 @@ func CheckTeamName(name string) (string, error) {
 
 // HashNewPassword checks the password rules and hashes it.
 func HashNewPassword(p auth.Argon2Params, pw string) (string, error) {
+	if err := checkNewPassword(pw); err != nil {
+		return "", err
+	}
+	return auth.HashPassword(p, pw)
+}
+
+func checkNewPassword(pw string) error {
 	if err := auth.CheckPassword(pw); err != nil {
 		var pe *auth.PasswordError
 		errors.As(err, &pe)
-		return "", &InputError{Field: "password", Code: pe.Code, Message: pe.Message}
+		return &InputError{Field: "password", Code: pe.Code, Message: pe.Message}
 	}
-	return auth.HashPassword(p, pw)
+	return nil
 }
 
 // SignupRequest creates a user who owns a new team.
@@ -48,12 +55,65 @@ type SignupRequest struct {
 	Password string
 	TeamName string
 	// FirstRun makes the sign-up fail with ErrSetupDone once any user
-	// exists, atomically with the check.
+	// exists, atomically with the check, and requires SetupToken.
 	FirstRun bool
+	// SetupToken is the installation's one-time setup token (see
+	// IssueSetupToken); a first-run sign-up without the right one fails
+	// with setup_token_invalid on the field "token".
+	SetupToken string
 }
 
-// Signup creates the user, the team and the owner membership, all or nothing.
+// CodeSetupTokenInvalid is the first-run form's error for a missing or
+// wrong setup token.
+const CodeSetupTokenInvalid = "setup_token_invalid"
+
+// CheckSignup validates a sign-up's fields without touching the store.
+func CheckSignup(r SignupRequest) error {
+	if _, err := CheckEmail(r.Email); err != nil {
+		return err
+	}
+	if _, err := CheckTeamName(r.TeamName); err != nil {
+		return err
+	}
+	return checkNewPassword(r.Password)
+}
+
+// Signup creates the user, the team and the owner membership, all or
+// nothing. A first run also consumes the setup token.
 func Signup(ctx context.Context, st *store.Store, p auth.Argon2Params, r SignupRequest) (store.User, store.Team, error) {
+	return signup(ctx, st, p, r, func(tx *store.Store) error {
+		if !r.FirstRun {
+			return nil
+		}
+		n, err := tx.CountUsers(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrSetupDone
+		}
+		ok, err := tx.SetupTokenMatches(ctx, store.HashToken(strings.TrimSpace(r.SetupToken)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &InputError{Field: "token", Code: CodeSetupTokenInvalid, Message: CodeSetupTokenInvalid + ": this is not the installation's setup token: copy it from the serve log or the setup-token file in its data directory"}
+		}
+		return nil
+	})
+}
+
+// CreateOwner is the operator's way in (slipway admin create-owner): a
+// user owning a new team, made directly in the database, with no setup
+// token. Once it exists the setup token no longer works.
+func CreateOwner(ctx context.Context, st *store.Store, p auth.Argon2Params, r SignupRequest) (store.User, store.Team, error) {
+	r.FirstRun = false
+	return signup(ctx, st, p, r, func(*store.Store) error { return nil })
+}
+
+// signup creates the user and team after check passed, under the
+// first-run lock, and retires the setup token: an owner exists now.
+func signup(ctx context.Context, st *store.Store, p auth.Argon2Params, r SignupRequest, check func(tx *store.Store) error) (store.User, store.Team, error) {
 	email, err := CheckEmail(r.Email)
 	if err != nil {
 		return store.User{}, store.Team{}, err
@@ -69,26 +129,51 @@ func Signup(ctx context.Context, st *store.Store, p auth.Argon2Params, r SignupR
 	var u store.User
 	var t store.Team
 	err = st.WithTx(ctx, func(tx *store.Store) error {
-		if r.FirstRun {
-			if err := tx.LockFirstRun(ctx); err != nil {
-				return err
-			}
-			n, err := tx.CountUsers(ctx)
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				return ErrSetupDone
-			}
+		if err := tx.LockFirstRun(ctx); err != nil {
+			return err
+		}
+		if err := check(tx); err != nil {
+			return err
 		}
 		var err error
 		if u, err = tx.CreateUser(ctx, email, "", hash); err != nil {
 			return conflictInput(err, "an account with this e-mail address already exists")
 		}
-		t, err = createTeam(ctx, tx, u.ID, teamName)
-		return err
+		if t, err = createTeam(ctx, tx, u.ID, teamName); err != nil {
+			return err
+		}
+		return tx.DeleteSetupToken(ctx)
 	})
 	return u, t, err
+}
+
+// IssueSetupToken makes the one-time setup token of an installation with
+// no users: it returns the new token when this call stored it, "" when
+// users exist or a token was issued before (by this or another serve
+// process; only its hash is stored, so it cannot be shown again).
+func IssueSetupToken(ctx context.Context, st *store.Store) (string, error) {
+	var token string
+	err := st.WithTx(ctx, func(tx *store.Store) error {
+		if err := tx.LockFirstRun(ctx); err != nil {
+			return err
+		}
+		n, err := tx.CountUsers(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		t := auth.NewSecret(auth.SetupPrefix)
+		issued, err := tx.IssueSetupToken(ctx, store.HashToken(t))
+		if issued {
+			token = t
+		}
+		return err
+	})
+	return token, err
+}
+
+// SetupTokenValid says whether token is the stored setup token.
+func SetupTokenValid(ctx context.Context, st *store.Store, token string) (bool, error) {
+	return st.SetupTokenMatches(ctx, store.HashToken(strings.TrimSpace(token)))
 }
 
 // CreateTeam creates a team owned by userID.

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/slipwayhq/slipway/outbound"
 	rbuild "github.com/slipwayhq/slipway/runtime/build"
 )
 
@@ -128,7 +129,7 @@ func compare(tb testing.TB, url, commit string) (ours, cli time.Duration) {
 	tb.Helper()
 	work := tb.TempDir()
 	start := time.Now()
-	co, err := rbuild.CheckoutRepository(tb.Context(), rbuild.CheckoutRequest{URL: url, Branch: "main", Dir: work, Auth: rbuild.Auth{AllowFileURLs: true}})
+	co, err := rbuild.CheckoutRepository(tb.Context(), rbuild.CheckoutRequest{URL: url, Branch: "main", Dir: work, Auth: rbuild.Auth{AllowFileURLs: true, Outbound: outbound.New(outbound.Config{AllowLoopback: true})}})
 	ours = time.Since(start)
 	if err != nil {
 		tb.Fatal(err)

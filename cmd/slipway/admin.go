@@ -18,9 +18,9 @@ import (
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Operator maintenance on the database: secret key rotation, backup and restore",
+		Short: "Operator maintenance on the database: first owner, team quotas, secret key rotation, backup and restore",
 	}
-	cmd.AddCommand(newAdminRotateKeyCommand())
+	cmd.AddCommand(newAdminRotateKeyCommand(), newAdminCreateOwnerCommand(), newAdminTeamCommand())
 	cmd.AddCommand(newAdminBackupCommand(), newAdminRestoreCommand())
 	cmd.AddCommand(newAdminInstallationAdminCommand())
 	return cmd

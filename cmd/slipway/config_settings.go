@@ -47,6 +47,7 @@ func pipelineSettingsOf(cfg config.Config) pipelineSettings {
 		PullImages:         cfg.Images.Pull,
 		Installation:       cfg.InstallationID,
 		Ingress:            cfg.Ingress.Enabled,
+		Outbound:           outboundPolicy(cfg),
 	}
 }
 

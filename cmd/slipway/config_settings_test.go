@@ -108,7 +108,12 @@ pull = false
 		t.Errorf("serve listen, secure_cookies = %q, %v; want the file's", cfg.Listen, cfg.SecureCookies)
 	}
 
-	if got := pipelineSettingsOf(cfg); got != (pipelineSettings{ConvergenceTimeout: 45 * time.Second, PrepareTimeout: 90 * time.Second, PullImages: false, Installation: "blue", Ingress: false}) {
+	got := pipelineSettingsOf(cfg)
+	if got.Outbound == nil {
+		t.Error("pipeline settings carry no outbound policy")
+	}
+	got.Outbound = nil
+	if got != (pipelineSettings{ConvergenceTimeout: 45 * time.Second, PrepareTimeout: 90 * time.Second, PullImages: false, Installation: "blue", Ingress: false}) {
 		t.Errorf("pipeline settings = %+v", got)
 	}
 

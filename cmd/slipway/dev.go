@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -73,6 +74,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("--data-dir %s: %w", o.dataDir, err)
 	}
+	o.dataDir = dataDir
 
 	// Loaded once and handed to every part.
 	cfg, err := devConfig(o.loadConfig, dataDir)
@@ -128,6 +130,9 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 	logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-dev")
 	defer stopLogs()
 	st := store.New(pool)
+	if err := storeQuotaDefaults(ctx, st, cfg); err != nil {
+		return err
+	}
 
 	// The HTTP side queues deployments for the worker below and reads
 	// Docker for the status endpoint, exactly as serve does.
@@ -150,7 +155,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	base := "http://" + ln.Addr().String()
-	if err := announce(ctx, st, o, base, out); err != nil {
+	if err := announce(ctx, st, o, base, out, logger); err != nil {
 		ln.Close()
 		return err
 	}
@@ -184,7 +189,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 
 // announce prints where Slipway listens and how to get in, and writes the
 // bootstrap token when asked.
-func announce(ctx context.Context, st *store.Store, o devOptions, base string, out io.Writer) error {
+func announce(ctx context.Context, st *store.Store, o devOptions, base string, out io.Writer, logger *slog.Logger) error {
 	fmt.Fprintf(out, "Slipway is running at %s\n", base)
 	if o.bootstrapTokenFile != "" {
 		b, err := service.Bootstrap(ctx, st, auth.DefaultArgon2, time.Now())
@@ -200,14 +205,21 @@ func announce(ctx context.Context, st *store.Store, o devOptions, base string, o
 			fmt.Fprintf(out, "Dashboard login: %s / %s (shown once)\n", service.BootstrapEmail, b.Password)
 		}
 	}
-	n, err := st.CountUsers(ctx)
+	// dev keeps first run one click away on this machine: the setup link
+	// carries the token (serve only logs it).
+	token, err := setupToken(ctx, st, o.dataDir, logger)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		fmt.Fprintf(out, "First run: open %s/setup to create the first account\n", base)
-	} else {
+	switch n, err := st.CountUsers(ctx); {
+	case err != nil:
+		return err
+	case n > 0:
 		fmt.Fprintf(out, "Log in: %s/login\n", base)
+	case token != "":
+		fmt.Fprintf(out, "First run: open %s/setup?token=%s to create the first account\n", base, url.QueryEscape(token))
+	default:
+		fmt.Fprintf(out, "First run: open %s/setup with the setup token from %s, or run slipway admin create-owner\n", base, filepath.Join(o.dataDir, setupTokenFile))
 	}
 	return nil
 }

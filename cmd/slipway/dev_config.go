@@ -19,7 +19,8 @@ import (
 // dev builds from local checkouts, so file:// repositories are allowed
 // unless SLIPWAY_GIT_ALLOW_FILE_URLS says otherwise (set in the process's
 // environment, for everything that reads it); serve and worker keep the
-// default, off (docs/security.md).
+// default, off (docs/security.md). For the same reason dev allows
+// outbound connections to loopback.
 func devConfig(load func(fallback string) (config.Config, error), dataDir string) (config.Config, error) {
 	if _, set := os.LookupEnv("SLIPWAY_GIT_ALLOW_FILE_URLS"); !set {
 		os.Setenv("SLIPWAY_GIT_ALLOW_FILE_URLS", "true")
@@ -36,5 +37,13 @@ func devConfig(load func(fallback string) (config.Config, error), dataDir string
 		return config.Config{}, err
 	}
 	cfg.DataDir = dataDir
+	// Local development reaches git servers and registries on this
+	// machine; serve and worker refuse loopback unless the operator
+	// allows it (docs/security.md).
+	cfg.Security.AllowedOutboundNetworks = append(cfg.Security.AllowedOutboundNetworks, devOutboundNetworks...)
 	return cfg, nil
 }
+
+// devOutboundNetworks are the networks slipway dev adds to
+// [security] allowed_outbound_networks: loopback.
+var devOutboundNetworks = []string{"127.0.0.0/8", "::1/128"}

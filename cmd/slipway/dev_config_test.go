@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/slipwayhq/slipway/config"
 )
 
 // slipway dev reads <data-dir>/slipway.toml, allows file:// repositories
@@ -35,6 +38,20 @@ func TestDevConfig(t *testing.T) {
 	}
 	if !cfg.Git.AllowFileURLs {
 		t.Error("dev does not allow file:// repositories by default")
+	}
+	// dev reaches git servers and registries on loopback; serve's
+	// defaults do not (outbound policy).
+	dev, serve := outboundPolicy(cfg), outboundPolicy(config.Default())
+	for _, a := range []string{"127.0.0.1", "::1"} {
+		if err := dev.Check("", netip.MustParseAddr(a)); err != nil {
+			t.Errorf("dev's outbound policy refuses %s: %v", a, err)
+		}
+		if serve.Check("", netip.MustParseAddr(a)) == nil {
+			t.Errorf("the default outbound policy allows %s", a)
+		}
+	}
+	if dev.Check("", netip.MustParseAddr("169.254.169.254")) == nil {
+		t.Error("dev's outbound policy allows the metadata address")
 	}
 	if cfg.DataDir != dir || telemetryRoot(cfg) != filepath.Join(dir, "telemetry") {
 		t.Errorf("data_dir %q, telemetry root %q; want dev's data directory %s", cfg.DataDir, telemetryRoot(cfg), dir)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/jobs"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/image"
@@ -24,6 +25,9 @@ type pipelineSettings struct {
 	// Ingress joins the gateway to routed environments' overlays
 	// (ingress.enabled).
 	Ingress bool
+	// Outbound checks the registries images are pulled from and the git
+	// remotes sources are built from (outboundPolicy).
+	Outbound *outbound.Policy
 }
 
 // newPipeline connects the deployment pipeline to Docker. The client
@@ -39,8 +43,9 @@ func newPipeline(st *store.Store, logger *slog.Logger, s pipelineSettings) (*pip
 	return &pipeline.Pipeline{
 		Store:              st,
 		Driver:             swarm.NewDriver(engine, logger),
-		Images:             image.NewResolver(engine, s.PullImages),
+		Images:             image.NewResolver(engine, s.PullImages).WithOutbound(s.Outbound),
 		Builds:             &build.Builder{Engine: engine, Installation: s.Installation, Pull: s.PullImages, Logger: logger},
+		Outbound:           s.Outbound,
 		Log:                logger,
 		Routes:             gatewayRoutes(st, engine, logger, s.Ingress),
 		ConvergenceTimeout: s.ConvergenceTimeout,

@@ -15,7 +15,7 @@ import (
 // states: reads of one repository that arrive while a listing runs share
 // it.
 func newPreviewService(st *store.Store, cfg config.Config, heads *build.Lister) *service.Previews {
-	auth := build.Auth{AllowFileURLs: cfg.Git.AllowFileURLs}
+	auth := build.Auth{AllowFileURLs: cfg.Git.AllowFileURLs, Outbound: outboundPolicy(cfg)}
 	return &service.Previews{
 		Store:  st,
 		Limits: service.PreviewLimits{MaxPerApplication: cfg.Previews.MaxPerApplication, MaxTotal: cfg.Previews.MaxTotal},

@@ -49,6 +49,15 @@ func newServeCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
+			st := store.New(pool)
+			// Before the logs are exported: the token goes to this
+			// process's own log only.
+			if _, err := setupToken(ctx, st, cfg.DataDir, logger); err != nil {
+				return err
+			}
+			if err := storeQuotaDefaults(ctx, st, cfg); err != nil {
+				return err
+			}
 			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-serve")
 			defer stopLogs()
 			inserter, err := newJobClient(pool, logger, false, cfg, nil)
@@ -64,7 +73,6 @@ func newServeCommand() *cobra.Command {
 				return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
-			st := store.New(pool)
 			startServeGatewayFeed(ctx, st, cfg, logger)
 			reg := newRegistry(pool, logger)
 			metricsHTTP, err := metricsHandler(cfg, reg)

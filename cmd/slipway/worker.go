@@ -16,6 +16,7 @@ import (
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/metrics"
 	"github.com/slipwayhq/slipway/notify"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/secrets"
@@ -43,6 +44,9 @@ func newWorkerCommand() *cobra.Command {
 				return err
 			}
 			defer pool.Close()
+			if err := storeQuotaDefaults(ctx, store.New(pool), cfg); err != nil {
+				return err
+			}
 			logger, stopLogs := exportLogs(ctx, logger, cfg, "slipway-worker")
 			defer stopLogs()
 			reg := newRegistry(pool, logger)
@@ -77,6 +81,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 		src := secrets.NewSource(deps.Store, kr)
 		p.Secrets, p.Logins = src, src
 		p.PreviewBounds = previewBounds(settings)
+		p.Containers = pipeline.ContainerLimits{PidsLimit: settings.Containers.PidsLimit, DefaultMemoryBytes: settings.Containers.DefaultMemoryBytes}
 		p.AllowFileURLs = settings.Git.AllowFileURLs
 		p.Telemetry.Root = telemetryRoot(settings)
 		p.Metrics = reg
@@ -104,7 +109,7 @@ func newJobClient(pool *pgxpool.Pool, logger *slog.Logger, work bool, settings c
 	// One lister: sync and preview branch states share listings.
 	heads := &build.Lister{}
 	previews := service.PreviewDeployer{Previews: newPreviewService(deps.Store, settings, heads), Enqueue: jobs.InsertFromWorker}
-	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: heads, AllowFileURLs: settings.Git.AllowFileURLs, Previews: previews}
+	deps.Sync = &jobs.SyncWorker{Store: deps.Store, Lister: heads, AllowFileURLs: settings.Git.AllowFileURLs, Outbound: outboundPolicy(settings), Previews: previews}
 	if err := jobs.Register(workers, deps); err != nil {
 		return nil, err
 	}

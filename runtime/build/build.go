@@ -17,6 +17,8 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/swarm"
 	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/outbound"
 )
 
 // Engine is the part of the Docker Engine API builds use. *client.Client
@@ -91,6 +93,9 @@ type BuildRequest struct {
 	// Reuse returns an existing image with the same source identity (for the
 	// same team) instead of building.
 	Reuse bool
+	// Outbound checks the registries of the base images the daemon would
+	// pull (checkBaseImages); nil is the strict policy.
+	Outbound *outbound.Policy
 }
 
 // BuildResult is what a build produced.
@@ -143,6 +148,9 @@ func (b *Builder) Build(ctx context.Context, req BuildRequest) (*BuildResult, er
 			res.ImageID, res.Reused = id, true
 			return res, nil
 		}
+	}
+	if err := b.checkBaseImages(ctx, req, paths); err != nil {
+		return nil, err
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {

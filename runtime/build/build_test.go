@@ -514,6 +514,7 @@ func TestBuilder_PrepareSource(t *testing.T) {
 	req := SourceRequest{
 		URL:     base + "/app.git",
 		Branch:  "main",
+		Auth:    local,
 		Args:    map[string]string{"GREETING": "prepared"},
 		Owner:   b.owner,
 		Labels:  map[string]string{testLabel: b.label},

@@ -22,6 +22,8 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/slipwayhq/slipway/outbound"
 )
 
 // Auth holds the credentials of one call. They come from the installation
@@ -41,6 +43,11 @@ type Auth struct {
 	// and off unless set: with it, any tenant could build from any
 	// repository the worker can read.
 	AllowFileURLs bool
+	// Outbound decides which addresses the remote may be reached at,
+	// checked where each connection is made (gitdial.go); nil is the
+	// strict policy, which refuses loopback, private and link-local
+	// networks. Tenants name the remotes, so this is never left open.
+	Outbound *outbound.Policy
 }
 
 // remote validates url and applies the installation's policy on local
@@ -88,8 +95,9 @@ func (a Auth) fingerprint() string {
 	for _, s := range []string{a.Username, a.Password, string(a.SSHPrivateKey), a.SSHKeyPassphrase} {
 		fmt.Fprintf(h, "%d:%s", len(s), s)
 	}
-	// A listing read under one file:// policy is never served under another.
-	fmt.Fprintf(h, "file:%t", a.AllowFileURLs)
+	// A listing read under one file:// or outbound policy is never served
+	// under another.
+	fmt.Fprintf(h, "file:%t outbound:%p", a.AllowFileURLs, outbound.OrStrict(a.Outbound))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -281,10 +289,16 @@ func fetchRemote(ctx context.Context, r *remote, want revision, auth Auth, gitDi
 	if err != nil {
 		return nil, fmt.Errorf("init checkout storage: %w", err)
 	}
+	conn, err := auth.connect(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.done()
+	ctx = conn.ctx
 	// The remote is built from our own config only: no user or system
 	// gitconfig is read, so url.<x>.insteadOf rewrites cannot redirect it.
-	rem := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{r.raw}})
-	opts := &git.FetchOptions{RemoteName: "origin", Auth: am, Depth: 1, Tags: git.NoTags}
+	rem := git.NewRemote(st, &config.RemoteConfig{Name: "origin", URLs: []string{conn.url}})
+	opts := &git.FetchOptions{RemoteName: "origin", Auth: am, Depth: 1, Tags: git.NoTags, ProxyOptions: conn.proxy}
 	if want.pinned {
 		opts.RefSpecs = []config.RefSpec{config.RefSpec(want.commit.String() + ":refs/heads/slipway-pinned")}
 	} else {
@@ -324,7 +338,15 @@ func fetchRemote(ctx context.Context, r *remote, want revision, auth Auth, gitDi
 // full) before the objects are deleted.
 var testHookFetched func(*git.Repository)
 
+// unreachable is the error of a failed fetch or listing: a refused
+// destination as destination_not_allowed, anything else as
+// repository_unreachable with the kind of failure but nothing the remote
+// sent (remoteCause).
 func unreachable(err error, r *remote, auth Auth) error {
+	var refusal *outbound.Error
+	if errors.As(unwrapGoGit(err), &refusal) {
+		return refusedOrUnreachable(refusal, r)
+	}
 	msg := fmt.Sprintf("cannot fetch from %s", RedactURL(r.raw))
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
@@ -332,7 +354,7 @@ func unreachable(err error, r *remote, auth Auth) error {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		msg = fmt.Sprintf("%s: repository not found", msg)
 	}
-	return &Error{Code: CodeRepositoryUnreachable, Field: "url", Message: msg, Err: scrub(err, r.raw, auth.secrets()...)}
+	return &Error{Code: CodeRepositoryUnreachable, Field: "url", Message: msg, Err: scrub(remoteCause(err), r.raw, auth.secrets()...)}
 }
 
 // writeTree writes the commit's files under dir through an os.Root, so no

@@ -264,7 +264,7 @@ func TestCheckoutRepository_HTTP(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: tt.url, Branch: tt.branch, Commit: tt.commit, Dir: t.TempDir()})
+			_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: tt.url, Branch: tt.branch, Commit: tt.commit, Dir: t.TempDir(), Auth: Auth{Outbound: loopback}})
 			wantCode(t, err, tt.code)
 		})
 	}
@@ -276,18 +276,18 @@ func TestCheckoutRepository_HTTPAuth(t *testing.T) {
 	const token = "ghs_TOKEN_never_logged"
 	base := serveGit(t, b.root, "x-access-token", token)
 
-	co := mustCheckout(t, CheckoutRequest{URL: base + "/app.git", Branch: "main", Auth: Auth{Username: "x-access-token", Password: token}})
+	co := mustCheckout(t, CheckoutRequest{URL: base + "/app.git", Branch: "main", Auth: Auth{Username: "x-access-token", Password: token, Outbound: loopback}})
 	if co.Commit != b.second {
 		t.Fatalf("checkout = %s", co.Commit)
 	}
-	for _, auth := range []Auth{{}, {Username: "x-access-token", Password: token + "-wrong"}} {
+	for _, auth := range []Auth{{Outbound: loopback}, {Username: "x-access-token", Password: token + "-wrong", Outbound: loopback}} {
 		_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: base + "/app.git", Branch: "main", Auth: auth, Dir: t.TempDir()})
 		wantCode(t, err, CodeRepositoryUnreachable)
 		if strings.Contains(err.Error(), token) {
 			t.Fatalf("error leaks the token: %v", err)
 		}
 	}
-	heads, err := ListHeads(t.Context(), base+"/app.git", Auth{Username: "x-access-token", Password: token})
+	heads, err := ListHeads(t.Context(), base+"/app.git", Auth{Username: "x-access-token", Password: token, Outbound: loopback})
 	if err != nil || heads["main"] != b.second {
 		t.Fatalf("ListHeads = %v, %v", heads, err)
 	}
@@ -316,7 +316,7 @@ func TestCheckoutRepository_IgnoresInsteadOf(t *testing.T) {
 	if co.Commit != b.second {
 		t.Fatalf("checkout = %s", co.Commit)
 	}
-	if _, err := ListHeads(t.Context(), base+"/app.git", Auth{}); err != nil {
+	if _, err := ListHeads(t.Context(), base+"/app.git", Auth{Outbound: loopback}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
@@ -340,9 +340,9 @@ func TestListHeads(t *testing.T) {
 	}
 	_, err := ListHeads(t.Context(), "ext::sh", Auth{})
 	wantCode(t, err, CodeTransportUnsupported)
-	_, err = ListHeads(t.Context(), base+"/nope.git", Auth{})
+	_, err = ListHeads(t.Context(), base+"/nope.git", Auth{Outbound: loopback})
 	wantCode(t, err, CodeRepositoryUnreachable)
-	_, err = ListHeads(t.Context(), "http://127.0.0.1:1/app.git?access_token=SECRET123", Auth{Password: "SECRET456"})
+	_, err = ListHeads(t.Context(), "http://127.0.0.1:1/app.git?access_token=SECRET123", Auth{Password: "SECRET456", Outbound: loopback})
 	wantCode(t, err, CodeRepositoryUnreachable)
 	if strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("error leaks a secret: %v", err)

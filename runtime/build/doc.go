@@ -12,5 +12,7 @@
 // from store/, pipeline/, jobs/ or app/; the deployment pipeline and the
 // jobs that join them call this package.
 // Credentials are passed in by the caller on every call and are never
-// stored, logged or put into error messages.
+// stored, logged or put into error messages. Every connection to a remote
+// is checked by the call's outbound policy where it is made (gitdial.go,
+// package outbound), and errors never carry what a remote answered.
 package build

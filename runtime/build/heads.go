@@ -43,8 +43,13 @@ func ListHeads(ctx context.Context, url string, auth Auth) (map[string]string, e
 		if err != nil {
 			return nil, err
 		}
-		rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.raw}})
-		refs, err = rem.ListContext(ctx, &git.ListOptions{Auth: am})
+		conn, err := auth.connect(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.done()
+		rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{conn.url}})
+		refs, err = rem.ListContext(conn.ctx, &git.ListOptions{Auth: am, ProxyOptions: conn.proxy})
 		if err != nil {
 			return nil, unreachable(err, r, auth)
 		}

@@ -21,6 +21,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/slipwayhq/slipway/outbound"
 )
 
 // testRepo is a bare repository on disk with an in-memory worktree, so tests
@@ -164,13 +166,21 @@ func wantCode(t testing.TB, err error, code string) {
 	}
 }
 
+// loopback is slipway dev's outbound policy: the tests' git servers listen
+// on 127.0.0.1, which the strict policy refuses (outbound_test.go).
+var loopback = outbound.New(outbound.Config{AllowLoopback: true})
+
 // local reads the file:// fixtures: the installation switch that allows
-// them is on in these tests (TestAuth_FileURLsNeedTheSwitch tests it off).
-var local = Auth{AllowFileURLs: true}
+// them is on in these tests (TestAuth_FileURLsNeedTheSwitch tests it off),
+// and reaches the loopback git servers.
+var local = Auth{AllowFileURLs: true, Outbound: loopback}
 
 func mustCheckout(t testing.TB, req CheckoutRequest) *Checkout {
 	t.Helper()
 	req.Auth.AllowFileURLs = true
+	if req.Auth.Outbound == nil {
+		req.Auth.Outbound = loopback
+	}
 	if req.Dir == "" {
 		req.Dir = t.TempDir()
 	}

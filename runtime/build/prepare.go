@@ -97,5 +97,6 @@ func (b *Builder) prepare(ctx context.Context, req SourceRequest, timeout time.D
 		Tag:        req.Tag,
 		Timeout:    timeout,
 		Output:     req.Output,
+		Outbound:   req.Auth.Outbound,
 	})
 }

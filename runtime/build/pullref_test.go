@@ -45,7 +45,7 @@ func TestCheckoutRepository_PullRequestRef(t *testing.T) {
 	}
 	t.Run("missing pull request", func(t *testing.T) {
 		t.Parallel()
-		_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: base + "/app.git", Branch: "pull/2/head", Dir: t.TempDir()})
+		_, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: base + "/app.git", Branch: "pull/2/head", Dir: t.TempDir(), Auth: local})
 		wantCode(t, err, CodeBranchNotFound)
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/registry"
 	"github.com/docker/docker/client"
+
+	"github.com/slipwayhq/slipway/outbound"
 )
 
 // CodeUnavailable is the error code of an image that is neither present
@@ -49,7 +51,8 @@ type Resolved struct {
 	Digest string `json:"digest,omitempty"`
 }
 
-// Error is a resolution failure with its code.
+// Error is a resolution failure with its code: image_unavailable, or
+// destination_not_allowed when the registry is on a refused address.
 type Error struct {
 	Code      string
 	Reference string
@@ -69,6 +72,15 @@ type Resolver struct {
 	engine Engine
 	// Pull says whether a missing image may be pulled.
 	pull bool
+	// outbound checks the registry a pull would contact (CheckPull).
+	outbound *outbound.Policy
+}
+
+// WithOutbound sets the policy that pulls' registries are checked
+// against; without one, the strict policy.
+func (r *Resolver) WithOutbound(p *outbound.Policy) *Resolver {
+	r.outbound = p
+	return r
 }
 
 // NewResolver returns a resolver. With pull false, only local images
@@ -82,16 +94,18 @@ func NewResolver(engine Engine, pull bool) *Resolver {
 // found" are returned as they are (the caller retries them); a missing
 // image, or one a's registry refuses, is an *Error with image_unavailable.
 //
-// Not yet checked: ref's registry host is the tenant's choice, and the
-// engine connects to it for Slipway (the pull here and DistributionInspect
-// in verify). The outbound policy for tenant URLs (branch security) is to
-// be applied to that host here, before either call.
+// ref's registry host is the tenant's choice and the engine connects to it
+// for Slipway (the pull here and DistributionInspect in verify), so the
+// outbound policy checks that host before either call (CheckPull).
 func (r *Resolver) Resolve(ctx context.Context, ref string, a Access) (Resolved, error) {
 	info, err := r.engine.ImageInspect(ctx, ref)
 	pulled := false
 	if cerrdefs.IsNotFound(err) && r.pull {
+		if cerr := CheckPull(ctx, r.outbound, ref); cerr != nil {
+			return Resolved{}, cerr
+		}
 		if perr := r.pullImage(ctx, ref, a.Auth); perr != nil {
-			return Resolved{}, &Error{Code: CodeUnavailable, Reference: ref, Message: "not present on this node and the pull failed: " + perr.Error()}
+			return Resolved{}, &Error{Code: CodeUnavailable, Reference: ref, Message: "not present on this node and " + pullFailure(perr)}
 		}
 		pulled = true
 		info, err = r.engine.ImageInspect(ctx, ref)
@@ -115,6 +129,9 @@ func (r *Resolver) Resolve(ctx context.Context, ref string, a Access) (Resolved,
 			res.Reference = ref + "@" + d
 		}
 		if a.Verify && !pulled {
+			if cerr := CheckPull(ctx, r.outbound, ref); cerr != nil {
+				return Resolved{}, cerr
+			}
 			if err := r.verify(ctx, res.Reference, a.Auth); err != nil {
 				return Resolved{}, err
 			}

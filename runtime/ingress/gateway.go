@@ -228,6 +228,10 @@ func Run(ctx context.Context, cfg Config) error {
 		if addr == "" {
 			return nil, nil
 		}
+		addr, err := listenAddr(addr)
+		if err != nil {
+			return nil, fmt.Errorf("gateway listen: %w", err)
+		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("gateway listen %s: %w", addr, err)

@@ -63,6 +63,13 @@ const (
 	IngressProxiesEnv = "SLIPWAY_INGRESS_PROXIES"
 	secretsDir        = "/run/secrets/"
 	maxNameLen        = 63
+	// DefaultPidsLimit bounds the processes and threads of one tenant
+	// container when DesiredInput.PidsLimit is 0 ([containers] pids_limit).
+	DefaultPidsLimit = 1024
+	// DefaultMemoryLimit is a service's memory limit when its manifest
+	// sets none and DesiredInput.DefaultMemoryBytes is 0
+	// ([containers] default_memory_bytes).
+	DefaultMemoryLimit = 512 << 20
 )
 
 // SecretValue is a secret's captured value and the version it was pinned
@@ -122,10 +129,22 @@ type DesiredInput struct {
 	// mounting it is constrained to that node, never started elsewhere on
 	// an empty volume.
 	VolumeNodes map[string]string
+	// PidsLimit bounds each container's processes; 0 is DefaultPidsLimit.
+	PidsLimit int64
+	// DefaultMemoryBytes is the memory limit of a service whose manifest
+	// sets none; 0 is DefaultMemoryLimit.
+	DefaultMemoryBytes int64
+	// LimitOnly names, per service, the resources that are defaults the
+	// daemon filled in (a preview's bounds) rather than the manifest's
+	// own: they limit the service but reserve nothing on the node.
+	LimitOnly map[string]LimitOnly
 
 	// Probe overrides the embedded probe binary (tests only).
 	Probe []byte
 }
+
+// LimitOnly says which of a service's resources only limit it.
+type LimitOnly struct{ CPU, Memory bool }
 
 // DesiredState is what should run in one environment.
 type DesiredState struct {
@@ -307,7 +326,67 @@ func Desired(in DesiredInput) (DesiredState, error) {
 	}
 	st.Configs = sortedValues(b.configs, func(c swarm.ConfigSpec) string { return c.Name })
 	st.Secrets = sortedValues(b.secrets, func(s swarm.SecretSpec) string { return s.Name })
+	if err := checkConfined(st, in.TelemetryDir); err != nil {
+		return DesiredState{}, err
+	}
 	return st, nil
+}
+
+// checkConfined is the last word on what a tenant container gets, however
+// its spec was built: no privilege escalation, no capabilities added, no
+// host namespaces, and no host path but the environment's telemetry
+// directory, which is never the Docker socket or a directory above it.
+func checkConfined(st DesiredState, telemetryDir string) error {
+	specs := make([]swarm.ServiceSpec, 0, len(st.Services)+len(st.Jobs))
+	for _, s := range st.Services {
+		specs = append(specs, s.Spec)
+	}
+	for _, j := range st.Jobs {
+		specs = append(specs, j.Spec)
+	}
+	for _, spec := range specs {
+		cs := spec.TaskTemplate.ContainerSpec
+		bad := func(msg string) error {
+			return &Error{Code: CodeInvalidInput, Object: spec.Name, Message: "tenant container not confined: " + msg}
+		}
+		switch {
+		case cs == nil:
+			return bad("no container spec")
+		case cs.Privileges == nil || !cs.Privileges.NoNewPrivileges:
+			return bad("no-new-privileges is not set")
+		case len(cs.CapabilityAdd) > 0:
+			return bad("capabilities added")
+		case len(cs.Sysctls) > 0, cs.Isolation != "":
+			return bad("kernel settings or isolation changed")
+		case spec.TaskTemplate.Resources == nil || spec.TaskTemplate.Resources.Limits == nil ||
+			spec.TaskTemplate.Resources.Limits.Pids <= 0 || spec.TaskTemplate.Resources.Limits.MemoryBytes <= 0:
+			return bad("no process or memory limit")
+		}
+		for _, m := range cs.Mounts {
+			if m.Type == mount.TypeVolume {
+				continue
+			}
+			if m.Type != mount.TypeBind || telemetryDir == "" || m.Source != telemetryDir || !safeHostPath(m.Source) {
+				return bad(fmt.Sprintf("host path %q mounted", m.Source))
+			}
+		}
+	}
+	return nil
+}
+
+// safeHostPath refuses the Docker socket, the directories holding it and
+// the root.
+func safeHostPath(p string) bool {
+	p = strings.TrimRight(p, "/")
+	if p == "" || !strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
+		return false
+	}
+	for _, sock := range []string{"/var/run/docker.sock", "/run/docker.sock"} {
+		if p == sock || strings.HasPrefix(sock, p+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 type builder struct {
@@ -339,6 +418,7 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 		Args:            svc.Arguments,
 		Env:             envList(svc.Environment, nil),
 		StopGracePeriod: durationPtr(DefaultStopGracePeriod),
+		Privileges:      confined(),
 	}
 	if routed {
 		cs.Env = envList(svc.Environment, map[string]string{IngressProxiesEnv: b.in.IngressProxies})
@@ -394,7 +474,7 @@ func (b *builder) service(field string, svc manifest.Service, routed bool) (Serv
 		Annotations: swarm.Annotations{Name: ServiceName(b.short, svc.Name)},
 		TaskTemplate: swarm.TaskSpec{
 			ContainerSpec: cs,
-			Resources:     resources(svc.Resources),
+			Resources:     b.resources(svc),
 			// A service is long-running: it restarts whatever its exit code,
 			// but only so often per spec version (RestartMaxAttempts).
 			RestartPolicy: restartPolicy(),
@@ -564,6 +644,7 @@ func (b *builder) job(field string, job manifest.Job, st DesiredState) (JobSpec,
 		// Health checks do not apply to jobs, not even the image's own.
 		Healthcheck:     &container.HealthConfig{Test: []string{"NONE"}},
 		StopGracePeriod: src.StopGracePeriod,
+		Privileges:      confined(),
 	}
 	if len(job.Command) > 0 {
 		cs.Command, cs.Args = job.Command, nil
@@ -644,14 +725,54 @@ func sharesVolume(a, b []string) bool {
 	return false
 }
 
-func resources(r *manifest.Resources) *swarm.ResourceRequirements {
-	if r == nil {
-		return nil
+// confined is every tenant container's privileges: it cannot gain any
+// through setuid binaries or file capabilities (no-new-privileges). Swarm
+// has no privileged mode, and no ContainerSpec built here adds
+// capabilities, uses the host's network or namespaces, or binds anything
+// of the host but a telemetry directory (checkConfined). Engines whose
+// Swarm API predates Privileges.NoNewPrivileges (Docker 20.10) ignore the
+// field: docs/security.md says what to set on them instead.
+func confined() *swarm.Privileges {
+	return &swarm.Privileges{NoNewPrivileges: true}
+}
+
+// resources are a service's limits and reservations: the manifest's CPU
+// and memory both limit the service and reserve that much on the node it
+// is placed on (so Swarm places no more than a node holds), except those
+// the daemon filled in as defaults (LimitOnly); memory is limited to the
+// default when the manifest sets none; processes are always limited.
+func (b *builder) resources(svc manifest.Service) *swarm.ResourceRequirements {
+	pids := b.in.PidsLimit
+	if pids <= 0 {
+		pids = DefaultPidsLimit
 	}
-	return &swarm.ResourceRequirements{Limits: &swarm.Limit{
-		NanoCPUs:    r.CPUMillis.Or(0) * 1_000_000,
-		MemoryBytes: r.MemoryBytes.Or(0),
-	}}
+	mem := b.in.DefaultMemoryBytes
+	if mem <= 0 {
+		mem = DefaultMemoryLimit
+	}
+	rr := &swarm.ResourceRequirements{Limits: &swarm.Limit{MemoryBytes: mem, Pids: pids}}
+	r := svc.Resources
+	if r == nil {
+		return rr
+	}
+	only := b.in.LimitOnly[svc.Name]
+	var reserve swarm.Resources
+	if cpu := r.CPUMillis.Or(0); cpu > 0 {
+		rr.Limits.NanoCPUs = cpu * 1_000_000
+		if !only.CPU {
+			reserve.NanoCPUs = rr.Limits.NanoCPUs
+		}
+	}
+	if m := r.MemoryBytes.Or(0); m > 0 {
+		rr.Limits.MemoryBytes = m
+		if !only.Memory {
+			reserve.MemoryBytes = m
+		}
+	}
+	if reserve.NanoCPUs > 0 || reserve.MemoryBytes > 0 {
+		rr.Reservations = &reserve
+	}
+	return rr
 }
 
 // envList merges maps into sorted KEY=value pairs; later maps win.

@@ -378,3 +378,101 @@ func TestDesired_ServiceHashLabel(t *testing.T) {
 		t.Errorf("changing web kept its label %s", web)
 	}
 }
+
+// TestDesired_Confined: every service and job runs with no-new-privileges,
+// a process limit and a memory limit (the default when the manifest sets
+// none), never with added capabilities or a host path, and reserves on
+// the node what its manifest's resources say, except defaults the daemon
+// filled in.
+func TestDesired_Confined(t *testing.T) {
+	t.Parallel()
+	in := sampleInput()
+	st, err := Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]swarm.ServiceSpec{}
+	for _, s := range st.Services {
+		specs[s.Service] = s.Spec
+	}
+	for _, j := range st.Jobs {
+		specs["job "+j.Job] = j.Spec
+	}
+	for name, spec := range specs {
+		cs, r := spec.TaskTemplate.ContainerSpec, spec.TaskTemplate.Resources
+		if cs.Privileges == nil || !cs.Privileges.NoNewPrivileges || len(cs.CapabilityAdd) > 0 {
+			t.Errorf("%s: privileges %+v, capabilities added %v", name, cs.Privileges, cs.CapabilityAdd)
+		}
+		if r == nil || r.Limits == nil || r.Limits.Pids != DefaultPidsLimit || r.Limits.MemoryBytes <= 0 {
+			t.Errorf("%s: resources %+v, want a memory and a %d process limit", name, r, DefaultPidsLimit)
+		}
+	}
+	web, worker := specs["web"].TaskTemplate.Resources, specs["worker"].TaskTemplate.Resources
+	if web.Limits.NanoCPUs != 500e6 || web.Limits.MemoryBytes != 256<<20 || web.Reservations == nil ||
+		web.Reservations.NanoCPUs != 500e6 || web.Reservations.MemoryBytes != 256<<20 {
+		t.Errorf("web (500m, 256 MiB in its manifest): %+v %+v", web.Limits, web.Reservations)
+	}
+	if worker.Limits.MemoryBytes != DefaultMemoryLimit || worker.Reservations != nil {
+		t.Errorf("worker (no resources): limits %+v reservations %+v, want the default memory limit and no reservation", worker.Limits, worker.Reservations)
+	}
+
+	in.PidsLimit, in.DefaultMemoryBytes = 64, 128<<20
+	in.LimitOnly = map[string]LimitOnly{"web": {CPU: true}}
+	st, err = Desired(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, worker = st.Services[0].Spec.TaskTemplate.Resources, st.Services[1].Spec.TaskTemplate.Resources
+	if web.Limits.Pids != 64 || worker.Limits.MemoryBytes != 128<<20 {
+		t.Errorf("configured limits not applied: web %+v, worker %+v", web.Limits, worker.Limits)
+	}
+	if web.Limits.NanoCPUs != 500e6 || web.Reservations.NanoCPUs != 0 || web.Reservations.MemoryBytes != 256<<20 {
+		t.Errorf("a defaulted CPU limit must limit and not reserve: %+v %+v", web.Limits, web.Reservations)
+	}
+}
+
+// TestDesired_HostPathsRefused: the only host path a container may get is
+// its environment's telemetry directory, and never the Docker socket or a
+// directory holding it.
+func TestDesired_HostPathsRefused(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"/var/run", "/run", "/", "/var/run/docker.sock", "/run/docker.sock", "relative/dir"} {
+		in := sampleInput()
+		in.Manifest.Spec.Services[1].ReceivesTelemetry = true
+		in.TelemetryDir, in.TelemetryUser = dir, "1000:1000"
+		if _, err := Desired(in); err == nil || !strings.Contains(err.Error(), "not confined") {
+			t.Errorf("telemetry directory %q: %v, want the spec refused", dir, err)
+		}
+	}
+	in := sampleInput()
+	in.Manifest.Spec.Services[1].ReceivesTelemetry = true
+	in.TelemetryDir, in.TelemetryUser = "/var/lib/slipway/telemetry/a1b2c3", "1000:1000"
+	if _, err := Desired(in); err != nil {
+		t.Fatalf("a telemetry directory: %v", err)
+	}
+}
+
+// TestServiceDrift_Limits: a process limit or a reservation changed by
+// hand is drift the reconciler repairs.
+func TestServiceDrift_Limits(t *testing.T) {
+	t.Parallel()
+	st, err := Desired(sampleInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := st.Services[0].Spec
+	for _, change := range []func(*swarm.ResourceRequirements){
+		func(r *swarm.ResourceRequirements) { r.Limits.Pids = 0 },
+		func(r *swarm.ResourceRequirements) { r.Reservations = nil },
+	} {
+		got := want
+		r := *want.TaskTemplate.Resources
+		l := *r.Limits
+		r.Limits = &l
+		change(&r)
+		got.TaskTemplate.Resources = &r
+		if drift := ServiceDrift(got, want, nil); len(drift) == 0 || drift[0].Field != "resources" {
+			t.Errorf("changed resources %+v: drift %v", r, drift)
+		}
+	}
+}

@@ -296,11 +296,22 @@ func mounts(c *swarm.ContainerSpec) []string {
 	return out
 }
 
-func limits(r *swarm.ResourceRequirements) [2]int64 {
-	if r == nil || r.Limits == nil {
-		return [2]int64{}
+// limits are the resources Slipway sets that every supported engine keeps:
+// CPU, memory and process limits, CPU and memory reservations. (A
+// container's no-new-privileges is not compared: Docker 20.10 drops it
+// from the spec, and it would drift forever.)
+func limits(r *swarm.ResourceRequirements) [5]int64 {
+	var out [5]int64
+	if r == nil {
+		return out
 	}
-	return [2]int64{r.Limits.NanoCPUs, r.Limits.MemoryBytes}
+	if l := r.Limits; l != nil {
+		out[0], out[1], out[2] = l.NanoCPUs, l.MemoryBytes, l.Pids
+	}
+	if res := r.Reservations; res != nil {
+		out[3], out[4] = res.NanoCPUs, res.MemoryBytes
+	}
+	return out
 }
 
 func networks(n []swarm.NetworkAttachmentConfig, names map[string]string) []string {

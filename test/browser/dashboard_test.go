@@ -61,7 +61,7 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	cli := swarmtest.Client(t)
 	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
 	gatewayPort := freePort(t)
-	base := startDev(t, gateway, gatewayPort)
+	base, setupLink := startDev(t, gateway, gatewayPort)
 	shots := artifactsDir(t)
 
 	// Chromium resolves the routes' .test hostnames to the gateway's
@@ -104,7 +104,8 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 
 	// Browsers keep the first Run's context for the browser's lifetime, so
 	// start it without a timeout.
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+	// dev prints a setup link that carries the installation's setup token.
+	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 
@@ -298,8 +299,9 @@ func artifactsDir(t *testing.T) string {
 }
 
 // startDev runs `slipway dev` with a private Postgres in a temp dir and
-// returns its base URL; it is stopped with SIGINT when the test ends.
-func startDev(t *testing.T, gateway string, gatewayPort int) string {
+// returns its base URL and the first-run setup link it prints (with the
+// setup token); it is stopped with SIGINT when the test ends.
+func startDev(t *testing.T, gateway string, gatewayPort int) (base, setupLink string) {
 	t.Helper()
 	bin := os.Getenv("SLIPWAY_BIN")
 	if bin == "" {
@@ -367,6 +369,7 @@ func startDev(t *testing.T, gateway string, gatewayPort int) string {
 		}
 	})
 	urlRE := regexp.MustCompile(`running at (http://\S+)`)
+	setupRE := regexp.MustCompile(`First run: open (http://\S+/setup\?token=\S+) `)
 	deadline := time.After(2 * time.Minute)
 	for {
 		select {
@@ -376,11 +379,14 @@ func startDev(t *testing.T, gateway string, gatewayPort int) string {
 				t.Fatalf("slipway dev exited early; stderr:\n%s", tail(string(b), 4000))
 			}
 			if m := urlRE.FindStringSubmatch(l); m != nil {
+				base = m[1]
+			}
+			if m := setupRE.FindStringSubmatch(l); m != nil && base != "" {
 				go func() {
 					for range lines { // keep the pipe drained
 					}
 				}()
-				return m[1]
+				return base, m[1]
 			}
 		case <-deadline:
 			t.Fatal("slipway dev did not start in 2 minutes")

@@ -127,12 +127,12 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	gateway := "slipway-gw-forms-" + id
 	cli := swarmtest.Client(t)
 	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
-	base := startDev(t, gateway, freePort(t))
+	base, setupLink := startDev(t, gateway, freePort(t))
 	bctx, cancel := browserContext(t, "MAP *.test 127.0.0.1:1")
 	defer cancel()
 	o := &ui{t: t, ctx: bctx, shots: artifactsDir(t), who: "owner"}
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	if err := chromedp.Do(bctx, chromedp.Navigate(base+"/")); err != nil {
+	if err := chromedp.Do(bctx, chromedp.Navigate(setupLink)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	// Confirmations (htmx's hx-confirm) are accepted, as a person would.

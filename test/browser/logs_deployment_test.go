@@ -136,11 +136,11 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 	cli := swarmtest.Client(t)
 	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
 	gatewayPort := freePort(t)
-	base := startDev(t, gateway, gatewayPort)
+	base, setupLink := startDev(t, gateway, gatewayPort)
 
 	ctx, cancel := browserContext(t, fmt.Sprintf("MAP *.test 127.0.0.1:%d", gatewayPort))
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	p := &page{t: t, ctx: ctx, shots: artifactsDir(t)}

@@ -2,7 +2,8 @@
 // claims (issue 11): hostile strings at every place one enters are rejected
 // with a field error or carried as inert data, secret values never
 // appear in API responses, table rows, events, logs or Docker service
-// specs, and a GitHub delivery never acts on another team's application. docs/security.md maps each defence to the test here that proves it.
+// specs, a GitHub delivery never acts on another team's application, and
+// (issue 19) a fresh installation's first run needs its setup token. docs/security.md maps each defence to the test here that proves it.
 //
 // It only has tests. It drives the product through its exported entry
 // points (manifest, runtime/build, app, pipeline, jobs, secrets,

@@ -75,6 +75,8 @@ var layerRules = []layerRule{
 	{pkg: "store/...", forbid: []string{"app", "pipeline", "jobs", "runtime", "views", "forge"}},
 	{pkg: "links", forbid: []string{"store", "runtime", "pipeline", "jobs", "app"}},
 	{pkg: "backup", forbid: []string{module + "/"}},
+	{pkg: "outbound", forbid: []string{module + "/"}},
+	{pkg: "quota", forbid: []string{"app", "pipeline", "jobs", "runtime"}},
 	{pkg: "archive", forbid: []string{module + "/"}},
 	{pkg: "backupstore", forbid: []string{postgres, docker, "store", "runtime", "pipeline", "jobs", "app"}},
 	{pkg: "backupctl", forbid: []string{"app", "views", "cmd", "jobs"}},

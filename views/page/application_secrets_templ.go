@@ -945,7 +945,7 @@ func secretSetForm(a AppHeader, errMsg string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "<div class=\"field\" data-testid=\"field-value\"><label for=\"f-value\">Value</label> <textarea id=\"f-value\" name=\"value\" rows=\"3\" required autocomplete=\"off\" spellcheck=\"false\" class=\"secret-value\" style=\"-webkit-text-security: disc\" data-testid=\"secret-value\"></textarea><p class=\"hint\">Write-only: it is stored encrypted and never displayed.</p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "<div class=\"field\" data-testid=\"field-value\"><label for=\"f-value\">Value</label> <textarea id=\"f-value\" name=\"value\" rows=\"3\" required autocomplete=\"off\" spellcheck=\"false\" class=\"secret-value\" data-testid=\"secret-value\"></textarea><p class=\"hint\">Write-only: it is stored encrypted and never displayed.</p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -10,6 +10,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"log/slog"
 	"net"
+	"net/netip"
 	"path"
 	"sort"
 	"strconv"
@@ -85,6 +86,11 @@ type Config struct {
 	Env map[string]string
 	// Labels are added to the container, network and volume.
 	Labels map[string]string
+
+	// subnet is Network's subnet, where the private and metrics listeners
+	// bind inside the container (ingress listenAddr), never on the
+	// environments' overlays.
+	subnet string
 }
 
 // Environment variables ConfigFromEnv reads.
@@ -174,9 +180,11 @@ func (m *Manager) EnsureGateway(ctx context.Context, cfg Config) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("inspect gateway image %s: %w", cfg.Image, err)
 	}
-	if err := m.ensureNetwork(ctx, cfg); err != nil {
+	subnet, err := m.ensureNetwork(ctx, cfg)
+	if err != nil {
 		return "", err
 	}
+	cfg.subnet = subnet
 	if err := m.ensureVolume(ctx, cfg); err != nil {
 		return "", err
 	}
@@ -258,7 +266,7 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 		if err != nil {
 			return nil, nil, fmt.Errorf("private_addr %q: %w (gateway_private_addr_invalid)", cfg.PrivateAddr, err)
 		}
-		env[ingress.EnvListenPrivate] = ":8000"
+		env[ingress.EnvListenPrivate] = cfg.innerAddr("8000")
 		exposed[privatePort] = struct{}{}
 		bindings[privatePort] = []nat.PortBinding{{HostIP: host, HostPort: port}}
 	}
@@ -277,7 +285,7 @@ func containerSpec(cfg Config) (*container.Config, *container.HostConfig, error)
 		if !path.IsAbs(cfg.MetricsTokenFile) {
 			return nil, nil, fmt.Errorf("metrics_addr %s needs metrics_token_file, an absolute path of the file holding the bearer token (gateway_metrics_token_missing)", cfg.MetricsAddr)
 		}
-		env[ingress.EnvMetricsAddr] = ":9100"
+		env[ingress.EnvMetricsAddr] = cfg.innerAddr("9100")
 		env[ingress.EnvMetricsTokenFile] = containerMetricsToken
 		exposed[metricsPort] = struct{}{}
 		bindings[metricsPort] = []nat.PortBinding{{HostIP: host, HostPort: port}}
@@ -336,22 +344,42 @@ func specHash(imageID string, c *container.Config, h *container.HostConfig) (str
 	return hex.EncodeToString(sum[:12]), nil
 }
 
-func (m *Manager) ensureNetwork(ctx context.Context, cfg Config) error {
-	_, err := m.cli.NetworkInspect(ctx, cfg.Network, network.InspectOptions{})
+// innerAddr is where a listener Docker publishes binds in the container:
+// the container's address on its bridge (subnet form, see ingress
+// listenAddr), so tenants on the overlays it joins cannot reach it.
+func (c Config) innerAddr(port string) string {
+	return c.subnet + ":" + port
+}
+
+// ensureNetwork makes the gateway's bridge exist and returns its subnet.
+func (m *Manager) ensureNetwork(ctx context.Context, cfg Config) (string, error) {
+	n, err := m.cli.NetworkInspect(ctx, cfg.Network, network.InspectOptions{})
 	if err == nil {
-		return nil
+		return bridgeSubnet(n)
 	}
 	if !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("inspect gateway network %s: %w", cfg.Network, err)
+		return "", fmt.Errorf("inspect gateway network %s: %w", cfg.Network, err)
 	}
 	labels := map[string]string{LabelRole: "gateway"}
 	for k, v := range cfg.Labels {
 		labels[k] = v
 	}
 	if _, err := m.cli.NetworkCreate(ctx, cfg.Network, network.CreateOptions{Driver: "bridge", Labels: labels}); err != nil {
-		return fmt.Errorf("create gateway network %s: %w", cfg.Network, err)
+		return "", fmt.Errorf("create gateway network %s: %w", cfg.Network, err)
 	}
-	return nil
+	if n, err = m.cli.NetworkInspect(ctx, cfg.Network, network.InspectOptions{}); err != nil {
+		return "", fmt.Errorf("inspect gateway network %s: %w", cfg.Network, err)
+	}
+	return bridgeSubnet(n)
+}
+
+func bridgeSubnet(n network.Inspect) (string, error) {
+	for _, c := range n.IPAM.Config {
+		if p, err := netip.ParsePrefix(c.Subnet); err == nil && p.Addr().Is4() {
+			return p.Masked().String(), nil
+		}
+	}
+	return "", fmt.Errorf("gateway network %s has no IPv4 subnet (gateway_network_invalid)", n.Name)
 }
 
 func (m *Manager) ensureVolume(ctx context.Context, cfg Config) error {
