@@ -10,6 +10,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
 	imageresolver "github.com/slipwayhq/slipway/runtime/image"
@@ -42,7 +43,8 @@ func TestPrepare_PrivateImageNeedsTheTeamsOwnCredentials(t *testing.T) {
 
 	svc := secrets.New(b.Store, testKeyring(t))
 	p := *b.Pipeline
-	p.Images = imageresolver.NewResolver(cli, true)
+	// The test registry listens on loopback, which only dev mode allows.
+	p.Images = imageresolver.NewResolver(cli, true).WithOutbound(outbound.New(outbound.Config{AllowLoopback: true}))
 	p.Logins = svc
 	if _, err := svc.SetRegistryCredential(ctx, b.Team.ID, "http://"+reg.Host+"/", registry.User, []byte(reg.Password), "user:test"); err != nil {
 		t.Fatal(err)
