@@ -25,24 +25,6 @@ import (
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
-const manifestTemplate = `
-api_version = "slipway.dev/v1alpha1"
-kind = "Application"
-[metadata]
-name = %q
-[[spec.volumes]]
-name = "data"
-[[spec.services]]
-name = "app"
-command = ["/app", "--sleep", "3600"]
-[spec.services.source]
-type = "image"
-image = %q
-[[spec.services.mounts]]
-volume = "data"
-target = "/data"
-`
-
 // files is how many files the volume's bytes are spread over.
 const files = 64
 
@@ -74,7 +56,7 @@ func deploy(tb testing.TB, total int64) fixture {
 	check(tb, err)
 	env, err := st.CreateEnvironment(ctx, team.ID, store.EnvironmentParams{ApplicationID: app.ID, Kind: store.KindEnvironment, Name: "production", Slug: "production"})
 	check(tb, err)
-	m, err := manifest.Decode(fmt.Appendf(nil, manifestTemplate, app.Name, swarmtest.Image(tb, "job")), "toml")
+	m, err := manifest.Decode(fmt.Appendf(nil, backuptest.VolumeManifest, swarmtest.Image(tb, "job")), "toml")
 	check(tb, err)
 	raw, _ := json.Marshal(m)
 	rev, err := st.CreateManifestRevision(ctx, team.ID, app.ID, store.RevisionParams{Manifest: raw, Source: "bench"})
