@@ -96,23 +96,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-const volumeManifest = `
-api_version = "slipway.dev/v1alpha1"
-kind = "Application"
-[metadata]
-name = "files"
-[[spec.volumes]]
-name = "data"
-[[spec.services]]
-name = "app"
-command = ["/app", "--sleep", "3600"]
-[spec.services.source]
-type = "image"
-image = %q
-[[spec.services.mounts]]
-volume = "data"
-target = "/data"
-`
+const volumeManifest = backuptest.VolumeManifest
 
 // mountpoint is where the volume's files are on this host: the test
 // writes and reads them there, beside Slipway.

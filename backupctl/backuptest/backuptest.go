@@ -267,3 +267,24 @@ func buildImage(ctx context.Context, cli *client.Client, tag string, files []fil
 		}
 	}
 }
+
+// VolumeManifest is an application whose service "app" runs the image
+// given by %q (swarmtest's "job" image, sleeping) with the volume "data"
+// mounted at /data.
+const VolumeManifest = `
+api_version = "slipway.dev/v1alpha1"
+kind = "Application"
+[metadata]
+name = "files"
+[[spec.volumes]]
+name = "data"
+[[spec.services]]
+name = "app"
+command = ["/app", "--sleep", "3600"]
+[spec.services.source]
+type = "image"
+image = %q
+[[spec.services.mounts]]
+volume = "data"
+target = "/data"
+`
