@@ -55,6 +55,11 @@ func BenchmarkUsage(b *testing.B) {
 	services := envInt(b, "SLIPWAY_BENCH_USAGE_SERVICES", 500)
 	hours := envInt(b, "SLIPWAY_BENCH_USAGE_HOURS", 24)
 	requests := envInt(b, "SLIPWAY_BENCH_USAGE_REQUESTS", 200)
+	if hours > 24 {
+		// Past a day the pruning deletes rows whose space autovacuum
+		// reuses later: growth no longer measures a day.
+		b.Fatalf("SLIPWAY_BENCH_USAGE_HOURS=%d: at most 24", hours)
+	}
 	ctx := context.Background()
 	st := storetest.NewSchema(b)
 	fl := seed(b, ctx, st, services)
@@ -78,6 +83,7 @@ func BenchmarkUsage(b *testing.B) {
 	}
 	b.StopTimer()
 	after := tableSizes(b, ctx, st)
+	checkRows(b, ctx, st, len(fl.services)*len(writes), len(fl.services)*(hours*12-1))
 
 	// Per service-day (or route-day): the growth over the simulated
 	// hours, per series, scaled to 24 h.
@@ -231,6 +237,19 @@ func write(b *testing.B, ctx context.Context, st *store.Store, fl fleet, slot ti
 	}
 	if err := st.AddRouteSamples(ctx, slot, rts); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// checkRows fails unless the day's samples are all there and the
+// sampler rolled up every finished 5-minute bucket (the last one or two
+// are not finished yet), so the sizes measure what they claim.
+func checkRows(b *testing.B, ctx context.Context, st *store.Store, raw, minRollups int) {
+	var n, m int
+	if err := st.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM service_samples), (SELECT count(*) FROM service_samples_5m)`).Scan(&n, &m); err != nil {
+		b.Fatal(err)
+	}
+	if n != raw || m < minRollups {
+		b.Fatalf("%d samples and %d 5-minute averages, want %d and at least %d", n, m, raw, minRollups)
 	}
 }
 
