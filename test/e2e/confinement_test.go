@@ -332,27 +332,40 @@ func taskAddresses(t *testing.T, cli *client.Client, envID string) []string {
 // probeReport reads the probe service's log until its "done nonce" line.
 func probeReport(t *testing.T, cli *client.Client, envID, nonce string) string {
 	t.Helper()
+	ctx := context.Background()
 	name := slwswarm.ServiceName(store.ShortID(envID), "probe")
 	deadline := time.Now().Add(3 * time.Minute)
+	var last string
 	for {
-		rc, err := cli.ServiceLogs(context.Background(), name, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+		// Each task's log on its own: a service's log interleaves its
+		// tasks' lines in no particular order, and a redeployment starts
+		// a new task beside the one it replaces.
+		tasks, err := cli.TaskList(ctx, dockerswarm.TaskListOptions{Filters: filters.NewArgs(filters.Arg("service", name))})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out, errs bytes.Buffer
-		_, _ = stdcopy.StdCopy(&out, &errs, io.LimitReader(rc, 4<<20))
-		rc.Close()
-		text := out.String()
-		if i := strings.Index(text, "done "+nonce); i >= 0 {
-			// This run's lines: after the previous run's done line.
-			start := strings.LastIndex(text[:i], "done ")
-			if start < 0 {
-				start = 0
+		for _, task := range tasks {
+			rc, err := cli.TaskLogs(ctx, task.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+			if err != nil {
+				continue // a task being removed
 			}
-			return text[start:i]
+			var out, errs bytes.Buffer
+			_, _ = stdcopy.StdCopy(&out, &errs, io.LimitReader(rc, 4<<20))
+			rc.Close()
+			text := out.String()
+			if i := strings.Index(text, "done "+nonce); i >= 0 {
+				// This run's lines: after an earlier run's done line, if
+				// the same task ran it.
+				start := strings.LastIndex(text[:i], "done ")
+				if start < 0 {
+					start = 0
+				}
+				return text[start:i]
+			}
+			last = text + errs.String()
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the probe did not finish in 3 minutes; its log:\n%s%s", text, errs.String())
+			t.Fatalf("the probe did not finish in 3 minutes; its last task's log:\n%s", last)
 		}
 		time.Sleep(time.Second)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 )
 
@@ -48,7 +50,11 @@ repository = { url = %q, branch = "main" }
 	// A clone on a branch of its own, with the manifest edited (no secret,
 	// no volume, a VERSION) and an untracked file, none of it committed.
 	work := t.TempDir()
-	repo, err := git.PlainClone(work, false, &git.CloneOptions{URL: repoURL})
+	// This process links runtime/build, whose go-git http client dials
+	// under the context's outbound policy and refuses loopback without
+	// one; the test's own clone runs under dev mode's policy.
+	devPolicy := outbound.WithPolicy(context.Background(), outbound.New(outbound.Config{AllowLoopback: true}))
+	repo, err := git.PlainCloneContext(devPolicy, work, false, &git.CloneOptions{URL: repoURL})
 	if err != nil {
 		t.Fatal(err)
 	}
