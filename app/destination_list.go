@@ -33,7 +33,7 @@ func (h *handler) destinationList(c *fiber.Ctx) error {
 // renderDestinations fills v with the destinations and renders the page.
 func (h *handler) renderDestinations(c *fiber.Ctx, status int, v page.NotificationsView) error {
 	if h.notify == nil {
-		return fiber.NewError(http.StatusServiceUnavailable, "Notifications need the server's secret key, which this server does not have.")
+		return &codedError{status: http.StatusServiceUnavailable, code: "notifications_unavailable", msg: "Notifications need the server's secret key, which this server does not have."}
 	}
 	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
 	list, err := h.notify.List(ctx, teamID)
