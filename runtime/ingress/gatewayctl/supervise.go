@@ -7,7 +7,6 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"maps"
 	"time"
-
 )
 
 // DefaultSuperviseInterval is how often a Supervisor checks the container
