@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/slipwayhq/slipway/gatewayfeed"
 
 	dockerimage "github.com/docker/docker/api/types/image"

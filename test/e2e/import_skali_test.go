@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	dockerswarm "github.com/docker/docker/api/types/swarm"

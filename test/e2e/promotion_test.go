@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 	"github.com/riverqueue/river"
 

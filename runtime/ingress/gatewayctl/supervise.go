@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	cerrdefs "github.com/containerd/errdefs"
 	"maps"
 	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
 )
 
 // DefaultSuperviseInterval is how often a Supervisor checks the container

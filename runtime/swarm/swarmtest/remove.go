@@ -3,11 +3,11 @@ package swarmtest
 import (
 	"context"
 	"errors"
-	cerrdefs "github.com/containerd/errdefs"
 	"strings"
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/swarm"

@@ -2,7 +2,6 @@ package chaostest
 
 import (
 	"context"
-	cerrdefs "github.com/containerd/errdefs"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
