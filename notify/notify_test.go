@@ -19,6 +19,7 @@ import (
 	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/notify/notifytest"
 	"github.com/slipwayhq/slipway/notify/send"
+	"github.com/slipwayhq/slipway/outbound"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -406,16 +407,17 @@ func TestDeliverer_MarksFailing(t *testing.T) {
 }
 
 // TestDeliverer_DialerDecides: every connection goes through the
-// injected dialer, so a refusing one (the outbound-address check) stops
-// HTTP and SMTP deliveries before anything reaches the receiver.
+// injected dialer, so the outbound-address check stops HTTP and SMTP
+// deliveries to loopback before anything reaches the receiver, and the
+// refusal is final: retrying cannot help.
 func TestDeliverer_DialerDecides(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	refused := errors.New("destination_not_allowed: 127.0.0.1 is loopback")
+	policy := outbound.New(outbound.Config{})
 	var dialed []string
-	b.deliverer.Dial = func(_ context.Context, _, address string) (net.Conn, error) {
+	b.deliverer.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
 		dialed = append(dialed, address)
-		return nil, refused
+		return policy.DialContext(ctx, network, address)
 	}
 	rcv := notifytest.NewHTTPReceiver(t, 200)
 	srv := notifytest.NewSMTPServer(t, "", "")
@@ -424,8 +426,17 @@ func TestDeliverer_DialerDecides(t *testing.T) {
 		From: ptr("a@example.com"), To: &[]string{"b@example.com"}})
 	b.emit(t, b.failedDeployment())
 	for _, id := range b.queued {
-		if err := b.deliverer.Deliver(b.ctx, b.tenant.Team.ID, id, false); err == nil || !strings.Contains(err.Error(), "destination_not_allowed") {
-			t.Fatalf("err = %v, want the dialer's refusal", err)
+		err := b.deliverer.Deliver(b.ctx, b.tenant.Team.ID, id, false)
+		var pe *notify.PermanentError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), outbound.Code) {
+			t.Fatalf("err = %v, want a permanent %s", err, outbound.Code)
+		}
+		dl, err := b.st.GetNotificationDelivery(b.ctx, b.tenant.Team.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dl.Status != store.DeliveryFailed {
+			t.Fatalf("delivery %s: status %q, want %q after a refusal", id, dl.Status, store.DeliveryFailed)
 		}
 	}
 	if len(dialed) != 2 || len(rcv.Requests()) != 0 || len(srv.Mails()) != 0 {

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/riverqueue/river"
 
@@ -42,14 +40,9 @@ func insertWith(inserter app.JobInserter) jobs.Enqueue {
 
 // notificationDial makes the connections of notification deliveries:
 // webhook, Slack and Discord URLs and SMTP servers are tenant-directed, so
-// they must pass the outbound-address check where they connect.
-//
-// HOOK (issue #19): once package outbound is on main, return
-// outboundPolicy(cfg).DialContext here; until then this dialer refuses
-// nothing.
-func notificationDial(config.Config) send.DialFunc {
-	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	return d.DialContext
+// they pass the outbound-address check where they connect.
+func notificationDial(cfg config.Config) send.DialFunc {
+	return outboundPolicy(cfg).DialContext
 }
 
 // startSampler runs the usage sampler (package sampler) in the worker

@@ -118,7 +118,7 @@ func (h HTTP) Send(ctx context.Context, p Post) error {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return &Error{Message: fmt.Sprintf("POST to %s: %s", u.Host, scrub(err, p.URL))}
+		return &Error{Message: fmt.Sprintf("POST to %s: %s", u.Host, scrub(err, p.URL)), Permanent: refused(err)}
 	}
 	defer resp.Body.Close()
 	// The answer's body is drained, never kept: a destination's words do
@@ -143,6 +143,14 @@ func (h HTTP) userAgent() string {
 		return h.UserAgent
 	}
 	return "Slipway-Notifications/1"
+}
+
+// refused says the caller's Dial refused the destination: its error
+// carries a code (the outbound check's destination_not_allowed). Retrying
+// cannot help until the operator or the team changes a setting.
+func refused(err error) bool {
+	var coded interface{ ErrorCode() string }
+	return errors.As(err, &coded)
 }
 
 // scrub removes the URL from an error's text: url.Error quotes it whole.

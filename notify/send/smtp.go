@@ -62,7 +62,7 @@ func (s SMTP) Send(ctx context.Context, srv SMTPServer, m Mail) (err error) {
 	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
 	conn, err := s.Dial(ctx, "tcp", addr)
 	if err != nil {
-		return &Error{Message: fmt.Sprintf("connect to %s: %v", addr, err)}
+		return &Error{Message: fmt.Sprintf("connect to %s: %v", addr, err), Permanent: refused(err)}
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
