@@ -29,6 +29,7 @@ import (
 	"github.com/slipwayhq/slipway/jobs"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/metrics"
+	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/image"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -193,9 +194,12 @@ func TestSecrets_NeverShown(t *testing.T) {
 	q := &recordingJobs{}
 
 	previews := &service.Previews{Store: st, Limits: service.PreviewLimits{MaxPerApplication: 5, MaxTotal: 50}}
-	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: q, Runtime: runtime, Logs: runtime, Secrets: svc, Previews: previews}))
+	// Notification destinations, with their sealed URLs and passwords.
+	notifications := &notify.Service{Store: st, Keyring: kr, Emitter: &notify.Emitter{PublicURL: "https://slipway.example.com/",
+		Enqueue: func(context.Context, *store.Store, string, string) error { return nil }}}
+	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: q, Runtime: runtime, Logs: runtime, Secrets: svc, Previews: previews, Notifications: notifications}))
 	s.apiApp = fiber.New()
-	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: logger, Now: time.Now, Jobs: q, Runtime: runtime, Secrets: svc, Previews: previews})
+	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: logger, Now: time.Now, Jobs: q, Runtime: runtime, Secrets: svc, Previews: previews, Notifications: notifications})
 
 	id := swarmtest.ID()
 	application, err := st.CreateApplication(ctx, s.team.ID, "sec-"+id)
@@ -224,6 +228,25 @@ func TestSecrets_NeverShown(t *testing.T) {
 	sc.add("stored secret", []byte(stored))
 	sc.add("preview's stored secret", []byte(pvStored))
 	if _, err := svc.Set(ctx, s.team.ID, application.ID, "db-password", []byte(stored), "user:"+s.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The team's other write-only credentials: a registry password, a
+	// Slack URL (its path is the credential) and an SMTP password.
+	registryPassword, slackPath, smtpPassword := distinctive("reg-pw-"), distinctive("slack-path-"), distinctive("smtp-pw-")
+	sc.add("registry password", []byte(registryPassword))
+	sc.add("Slack URL's path", []byte(slackPath))
+	sc.add("SMTP password", []byte(smtpPassword))
+	if _, err := svc.SetRegistryCredential(ctx, s.team.ID, "registry.scan.example", "robot", []byte(registryPassword), "user:"+s.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	slack, _, err := notifications.Create(ctx, s.team.ID, notify.Input{Name: ptr("ops"), Kind: ptr(notify.KindSlack),
+		URL: ptr("https://hooks.slack.example/services/" + slackPath)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := notifications.Create(ctx, s.team.ID, notify.Input{Name: ptr("mail"), Kind: ptr(notify.KindEmail),
+		SMTPHost: ptr("smtp.scan.example"), SMTPPort: ptr(587), SMTPUsername: ptr("robot"), SMTPPassword: ptr(smtpPassword),
+		From: ptr("slipway@scan.example"), To: &[]string{"ops@scan.example"}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -390,13 +413,13 @@ repository = { url = %q, branch = "main" }
 	for _, target := range []store.Environment{env, staging} {
 		fill := func(ref string) map[string]string {
 			return map[string]string{"app": ref, "env": target.Name, "environment": target.ID, "environment_name": target.Name,
-				"name": "db-password", "service": "web", "slug": preview.Slug}
+				"name": "db-password", "service": "web", "slug": preview.Slug, "destination": slack.ID, "host": "registry.scan.example"}
 		}
 		scanRoutes(t, sc, s, fill(application.Name), fill(application.ID), []string{first.ID, second.ID, restore.ID, staged.ID, promoted.ID})
 	}
 	pvFill := func(ref string) map[string]string {
 		return map[string]string{"app": ref, "env": preview.Slug, "environment": preview.ID, "environment_name": preview.Name,
-			"name": "pv-token", "service": "web", "slug": preview.Slug}
+			"name": "pv-token", "service": "web", "slug": preview.Slug, "destination": slack.ID, "host": "registry.scan.example"}
 	}
 	scanRoutes(t, sc, s, pvFill(pvApp.Name), pvFill(pvApp.ID), []string{pvDeployments[0].ID, pvDeployments[1].ID})
 
@@ -448,7 +471,7 @@ repository = { url = %q, branch = "main" }
 
 // unavailableCode finds the code of a feature a server runs without, in a
 // page (data-code) or a JSON error (code).
-var unavailableCode = regexp.MustCompile(`(data-code="|"code":")[a-z]+_unavailable"`)
+var unavailableCode = regexp.MustCompile(`(data-code="|"code":")(github|nodes)_unavailable"`)
 
 // distinctive is prefix and 32 random hex digits.
 func distinctive(prefix string) string {
@@ -543,8 +566,8 @@ func scanRoutes(t *testing.T, sc *scanner, s *site, apiFill, pageFill map[string
 				}
 				status, body := get(path)
 				// A 5xx is a fault, except a 503 saying a feature this
-				// test's server is built without is unavailable (GitHub,
-				// nodes, notifications: code *_unavailable).
+				// test's server is built without is unavailable (GitHub
+				// and nodes: code *_unavailable).
 				if status >= 500 && !(status == http.StatusServiceUnavailable && unavailableCode.MatchString(body)) {
 					t.Errorf("GET %s: %d %s", path, status, body)
 				}
@@ -609,3 +632,5 @@ func scanTables(t *testing.T, sc *scanner, st *store.Store) {
 		sc.scan("table "+table, strings.Join(texts, "\n"))
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
