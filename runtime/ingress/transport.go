@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -201,7 +202,7 @@ type inFlight struct {
 	bc     *backendConn
 	e      *endpoint
 	ctx    context.Context // the client's
-	d      *deadlines
+	d      deadlines
 	stop   func() bool // of the watch on ctx
 	w      *bodyWriter // nil without a streamed body
 	stream *clientBody
@@ -211,7 +212,7 @@ type inFlight struct {
 // tells a connection the backend had closed (nothing comes back at all)
 // from a broken answer.
 func (bc *backendConn) send(o *outgoing, e *endpoint) (*inFlight, error) {
-	fl := &inFlight{bc: bc, e: e, ctx: o.ctx, d: &deadlines{conn: bc.conn}, stream: o.stream}
+	fl := &inFlight{bc: bc, e: e, ctx: o.ctx, d: deadlines{conn: bc.conn}, stream: o.stream}
 	headerTimeout := o.timeouts.responseHeader()
 	if o.stream == nil {
 		bc.conn.SetDeadline(time.Now().Add(headerTimeout))
@@ -227,7 +228,7 @@ func (bc *backendConn) send(o *outgoing, e *endpoint) (*inFlight, error) {
 			return nil, fl.fail(err)
 		}
 	} else {
-		fl.w = startBodyWriter(o, bc, fl.d, headerTimeout)
+		fl.w = startBodyWriter(o, bc, &fl.d, headerTimeout)
 	}
 	if _, err := bc.br.Peek(1); err != nil {
 		return nil, fl.fail(err)
@@ -335,15 +336,62 @@ func (fl *inFlight) writeFramed(w http.ResponseWriter, o *outgoing, buf *[]byte)
 }
 
 // copyResponseFields copies a backend's response fields for the client:
-// all but the hop-by-hop ones and those its Connection field names.
+// all but the hop-by-hop ones and those its Connection field names. The
+// values share one string and one slice, and common names are not
+// allocated at all: a response's fields cost a few allocations, not three
+// each.
 func copyResponseFields(h http.Header, rs *h1.Response) {
+	size, n := 0, 0
 	for _, f := range rs.Fields {
+		size += len(f.Value)
+		n++
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, f := range rs.Fields {
+		sb.Write(f.Value)
+	}
+	text, vals := sb.String(), make([]string, n)
+	at := 0
+	for i, f := range rs.Fields {
+		v := text[at : at+len(f.Value)]
+		at += len(f.Value)
 		if isHopField(f.Name) || rs.Options && namedByConnection(rs.Fields, f.Name) {
 			continue
 		}
-		key := http.CanonicalHeaderKey(string(f.Name))
-		h[key] = append(h[key], string(f.Value))
+		key := canonicalName(f.Name)
+		if prior, ok := h[key]; ok {
+			h[key] = append(prior, v)
+			continue
+		}
+		vals[i] = v
+		h[key] = vals[i : i+1 : i+1]
 	}
+}
+
+// commonNames are the response fields most backends send, in lower case
+// and in net/http's canonical form, which canonicalName returns without
+// allocating.
+var commonNames = func() [][2]string {
+	var names [][2]string
+	for _, n := range []string{"accept-ranges", "access-control-allow-origin", "age", "cache-control",
+		"content-encoding", "content-language", "content-length", "content-security-policy",
+		"content-type", "date", "etag", "expires", "last-modified", "link", "location",
+		"referrer-policy", "server", "set-cookie", "strict-transport-security", "vary",
+		"x-content-type-options", "x-frame-options", "x-powered-by", "x-request-id"} {
+		names = append(names, [2]string{n, http.CanonicalHeaderKey(n)})
+	}
+	return names
+}()
+
+// canonicalName is http.CanonicalHeaderKey of a field name.
+func canonicalName(name []byte) string {
+	for _, n := range commonNames {
+		if foldEqual(name, n[0]) {
+			return n[1]
+		}
+	}
+	return http.CanonicalHeaderKey(string(name))
 }
 
 // response reads the answer as a net/http response (for the HTTP/2

@@ -6,9 +6,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slipwayhq/slipway/runtime/ingress/internal/h1"
 )
 
 // TestTransport_ReusesAndRecoversConnections drives net/http's side of
@@ -91,5 +95,39 @@ func TestTransport_ReusesAndRecoversConnections(t *testing.T) {
 	}
 	if n := conns.Load(); n != 3 {
 		t.Fatalf("backend connections after Connection: close: %d, want 3", n)
+	}
+}
+
+// TestCopyResponseFields checks the fields a client gets from a backend's
+// head: names as net/http writes them (the common ones included, in any
+// case), repeated fields in order, hop-by-hop fields and those Connection
+// names left out.
+func TestCopyResponseFields(t *testing.T) {
+	t.Parallel()
+	head := "HTTP/1.1 200 OK\r\ncontent-TYPE: text/plain\r\nSET-COOKIE: a=1\r\nX-Custom-thing: x\r\n" +
+		"Connection: x-drop\r\nX-Drop: secret\r\nKeep-Alive: timeout=5\r\nset-cookie: b=2\r\nETAG: \"v1\"\r\n" +
+		"Content-Length: 0\r\n\r\n"
+	var rs h1.Response
+	if err := h1.ParseResponse([]byte(head), maxHeaderBytes, &rs); err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{}
+	copyResponseFields(h, &rs)
+	want := http.Header{
+		"Content-Type":   {"text/plain"},
+		"Set-Cookie":     {"a=1", "b=2"},
+		"X-Custom-Thing": {"x"},
+		"Etag":           {`"v1"`},
+		"Content-Length": {"0"},
+	}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("copied %v, want %v", h, want)
+	}
+	for _, n := range commonNames {
+		for _, name := range []string{n[0], strings.ToUpper(n[0]), n[1]} {
+			if got, want := canonicalName([]byte(name)), http.CanonicalHeaderKey(name); got != want {
+				t.Errorf("canonicalName(%q) = %q, want %q", name, got, want)
+			}
+		}
 	}
 }
