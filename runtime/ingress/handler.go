@@ -169,16 +169,16 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, ci *connInfo, ro
 	if cap(o.head) > cap(*buf) {
 		*buf = o.head[:0]
 	}
-	o.informational = func(resp *http.Response) {
-		copyResponseHeader(w.Header(), resp.Header)
-		w.WriteHeader(resp.StatusCode)
-		clear(w.Header())
-	}
 	fl, err := p.upstream(route).roundTrip(o)
 	var resp *http.Response
 	if err == nil {
 		if status, done := fl.writeFramed(w, o, buf); done {
 			return status
+		}
+		o.informational = func(resp *http.Response) {
+			copyResponseHeader(w.Header(), resp.Header)
+			w.WriteHeader(resp.StatusCode)
+			clear(w.Header())
 		}
 		resp, err = fl.response(o)
 	}
