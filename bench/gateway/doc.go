@@ -23,6 +23,9 @@
 //	go run ./bench/gateway -short                 # ~3 s per target and protocol
 //	go run ./bench/gateway -gateway-gomaxprocs 1  # the gateway on one P
 //
+// SLIPWAY_BENCH_CPUPROFILE=FILE writes the gateway process's CPU profile
+// (go tool pprof); with -modes, of one protocol's load only.
+//
 // The backend and the gateway run as separate processes (this binary
 // re-executed with SLIPWAY_BENCH_ROLE), so none of them shares a Go
 // runtime with another or with the Go load clients. It runs wrk and nginx
