@@ -8,5 +8,5 @@
 // (gatewayfeed, ingress.StorageHandler); the gateways never reach Postgres.
 //
 // It adapts the store; it must not import app, pipeline, jobs, views, cmd
-// or the gateway's runtime.
+// or runtime (the gateways reach it only through serve).
 package certstore

@@ -1,8 +1,9 @@
 // Package gatewayfeed is the control plane's side of the gateway: it
 // serves the route table to gateways over a unix socket (and optionally
 // TCP behind the gateway token), republishing it whenever the store's
-// routes change, and takes the gateways' certificate reports into the
-// store. It converts the store's deployed routes into ingress routes.
+// routes change, takes the gateways' certificate reports into the store,
+// and serves them the certificate storage they share (certstore).
+// It converts the store's deployed routes into ingress routes.
 //
 // It joins store and runtime/ingress; it must not import app, pipeline,
 // jobs, views or cmd (cmd wires it).
@@ -19,6 +20,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/slipwayhq/slipway/certstore"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -32,8 +34,9 @@ const PollInterval = time.Second
 // Start listens on <dir>/gateway.sock and serves the route table there
 // (ingress.RoutesPath, long-poll), republishing whenever the store's
 // version moves, and takes the gateway's certificate reports
-// (ingress.CertificatesPath) into the store, until ctx ends. With tcp.Addr
-// set it serves the same on TCP behind the gateway token, for gateways on
+// (ingress.CertificatesPath) into the store, and serves the gateways'
+// shared certificate storage (ingress.StoragePath, certstore), until ctx
+// ends. With tcp.Addr set it serves the same on TCP behind the gateway token, for gateways on
 // other nodes, and returns the bound TCP address (nil without one).
 func Start(ctx context.Context, st *store.Store, dir string, tcp TCP, logger *slog.Logger) (net.Addr, error) {
 	// Only the control plane and the gateway (root in its container) may
@@ -63,6 +66,9 @@ func Start(ctx context.Context, st *store.Store, dir string, tcp TCP, logger *sl
 	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
 		return storeCertificateReport(ctx, st, r)
 	}))
+	// Every gateway's ACME certificates, in Postgres: one per hostname,
+	// obtained once under certmagic's lock and served by all gateways.
+	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st), logger))
 	var tcpAddr net.Addr
 	if tcp.Addr != "" {
 		tcpLn, err := listenTCP(tcp)

@@ -7,7 +7,8 @@
 // relay.go) and one backend pool per task (pool.go, upstream.go,
 // transport.go) — the long-poll feed between the
 // control plane (Publisher) and the gateway (Feeder), TLS through
-// certmagic, and the state report the gateway sends back to the control
+// certmagic with its storage shared by every gateway through the control
+// plane (certstorage.go: StorageHandler, remoteStorage), and the state report the gateway sends back to the control
 // plane (CertificateReport: certificates, and which routes it can serve,
 // liveness.go).
 //

@@ -271,9 +271,19 @@ func Run(ctx context.Context, cfg Config) error {
 		poke(changed)
 		return nil
 	}
+	feeder := &Feeder{Source: cfg.Source, StatePath: filepath.Join(cfg.DataDir, "routes.json"), Apply: apply, Log: log}
+	if err := feeder.init(); err != nil {
+		return err
+	}
 	var tlsCfg *tls.Config
 	var certs *certificates
 	if httpsLn != nil {
+		if cfg.TLS.ACMEDirectory != "" && cfg.TLS.Storage == nil {
+			// Every gateway of the installation shares the control
+			// plane's storage, so a hostname's certificate is obtained
+			// once and served by all of them.
+			cfg.TLS.Storage = newRemoteStorage(feeder, localCertStorage(cfg.DataDir))
+		}
 		host, httpPort := splitAddr(httpLn.Addr())
 		_, httpsPort := splitAddr(httpsLn.Addr())
 		certs, err = newCertificates(ctx, cfg.TLS, cfg.DataDir, proxy, log, host, httpPort, httpsPort, changed)
@@ -295,10 +305,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 
-	feeder := &Feeder{Source: cfg.Source, StatePath: filepath.Join(cfg.DataDir, "routes.json"), Apply: apply, Log: log}
-	if err := feeder.init(); err != nil {
-		return err
-	}
+	feeder.Apply = apply
 	// Restored before any listener serves: a restart never answers 404
 	// for routes the stored table holds.
 	go feeder.RunFrom(ctx, feeder.Restore())

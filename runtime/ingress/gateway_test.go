@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddyserver/certmagic"
 )
 
 // staticResolver stands in for Docker's embedded DNS: service name →
@@ -80,8 +82,11 @@ func startControlPlane(t *testing.T, pub *Publisher, socket string) *controlPlan
 		cp.report = &r
 		return nil
 	}))
+	// The shared certificate storage gateways use with ACME, on files
+	// here (serve's is on Postgres: certstore).
+	mux.Handle(StoragePath, StorageHandler(&certmagic.FileStorage{Path: socket + ".certs"}, nil))
 	go cp.srv.Serve(ln)
-	t.Cleanup(func() { cp.srv.Close() })
+	t.Cleanup(func() { cp.srv.Close(); os.RemoveAll(socket + ".certs") })
 	return cp
 }
 

@@ -37,6 +37,10 @@ type TLSOptions struct {
 	// challenge types (both are enabled by default).
 	DisableHTTPChallenge    bool
 	DisableTLSALPNChallenge bool
+	// Storage keeps ACME certificates, the account and challenge tokens;
+	// Run sets the control plane's shared storage (remoteStorage), and
+	// nil means files in the data directory.
+	Storage certmagic.Storage
 }
 
 // certificates answers TLS handshakes for the HTTPS listener.
@@ -102,8 +106,12 @@ func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy
 			GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return cfg, nil },
 			Logger:           zl,
 		})
+		storage := o.Storage
+		if storage == nil {
+			storage = localCertStorage(dataDir)
+		}
 		cfg = certmagic.New(c.cache, certmagic.Config{
-			Storage:  &certmagic.FileStorage{Path: filepath.Join(dataDir, "certmagic")},
+			Storage:  storage,
 			OnDemand: &certmagic.OnDemandConfig{DecisionFunc: c.allowACME},
 			OnEvent:  c.onEvent,
 			Logger:   zl,
@@ -126,6 +134,12 @@ func newCertificates(ctx context.Context, o TLSOptions, dataDir string, p *Proxy
 		go func() { <-ctx.Done(); c.cache.Stop() }()
 	}
 	return c, nil
+}
+
+// localCertStorage is certmagic's storage in the gateway's data
+// directory: all of it without a control plane's, a cache of it with one.
+func localCertStorage(dataDir string) *certmagic.FileStorage {
+	return &certmagic.FileStorage{Path: filepath.Join(dataDir, "certmagic")}
 }
 
 func (c *certificates) loadOperatorCerts(dir string) error {

@@ -49,6 +49,7 @@ var layerRules = []layerRule{
 	{pkg: "store/localpg", forbid: []string{"app", "pipeline", "jobs", "runtime"}},
 	{pkg: "runtime/build", forbid: []string{postgres, river}},
 	{pkg: "runtime/ingress/...", forbid: []string{postgres, "store", "pipeline", "jobs", "app", "cmd"}},
+	{pkg: "certstore", forbid: []string{"app", "pipeline", "jobs", "views", "cmd", "runtime"}},
 	{pkg: "telemetry", forbid: []string{module + "/"}},
 	{pkg: "config", forbid: []string{module + "/", postgres, docker, nethttp}},
 	{pkg: "tracing", forbid: []string{"store", "pipeline", "jobs", "app"}},

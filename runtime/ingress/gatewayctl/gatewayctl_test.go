@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/certmagic"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
@@ -82,6 +83,10 @@ func (cp *controlPlane) start(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(ingress.RoutesPath, cp.pub)
+	// The certificate storage ACME uses, shared as serve shares it.
+	certs := cp.socket + ".certs"
+	mux.Handle(ingress.StoragePath, ingress.StorageHandler(&certmagic.FileStorage{Path: certs}, nil))
+	t.Cleanup(func() { os.RemoveAll(certs) })
 	cp.srv = &http.Server{Handler: mux}
 	go cp.srv.Serve(ln)
 }
