@@ -44,6 +44,8 @@ func TestSlipway_OnThreeNodes(t *testing.T) {
 	}
 	summary.Line(t, "multinode: a git-built service with 3 replicas runs one task on each of 3 nodes (image %s), no No such image rejection", web.Spec.TaskTemplate.ContainerSpec.Image)
 
+	privateImageOnEveryNode(t, s)
+
 	// A volume service is pinned to the node its volume was created on:
 	// the worker's, node 1.
 	worker := c.Node(1)

@@ -33,6 +33,7 @@ type stack struct {
 	st     *store.Store
 	team   chaostest.Team
 	api    *apiclient.Client
+	srv    *chaostest.Server
 	worker *chaostest.Process
 }
 
@@ -61,6 +62,8 @@ func startStack(t *testing.T, c *harness.Cluster) *stack {
 		"SLIPWAY_GIT_ALLOW_FILE_URLS=true",
 		"SLIPWAY_IMAGES_PULL=true",
 		"SLIPWAY_INGRESS_ENABLED=false",
+		// Registries the test runs on the host's switch address.
+		"SLIPWAY_SECURITY_ALLOWED_OUTBOUND_NETWORKS=" + c.HostIP + "/32",
 	}
 	srv := chaostest.StartServe(t, bin, url, append([]string{"DOCKER_HOST=" + c.Node(2).Host}, common...)...)
 	worker := chaostest.StartWorker(t, bin, url, "worker", append([]string{
@@ -69,7 +72,7 @@ func startStack(t *testing.T, c *harness.Cluster) *stack {
 		// it reaches the registry's API through node 1's relay port.
 		"SLIPWAY_REGISTRY_API_URL=http://" + c.Node(1).IP + ":5000",
 	}, common...)...)
-	return &stack{c: c, st: st, team: team, api: team.Client(t, srv), worker: worker}
+	return &stack{c: c, st: st, team: team, api: team.Client(t, srv), srv: srv, worker: worker}
 }
 
 func setNodeLabel(t *testing.T, c *harness.Cluster, n *harness.Node, key, value string) {
@@ -98,7 +101,13 @@ func updateNode(t *testing.T, c *harness.Cluster, n *harness.Node, change func(*
 // deploy applies the manifest with a deployment and waits for it.
 func (s *stack) deploy(t *testing.T, manifest string) (api.Deployment, string, string) {
 	t.Helper()
-	res, err := s.api.Apply(context.Background(), []byte(manifest), apiclient.ApplyOptions{Deploy: true})
+	return s.deployAs(t, s.api, manifest)
+}
+
+// deployAs is deploy with another team's client.
+func (s *stack) deployAs(t *testing.T, cl *apiclient.Client, manifest string) (api.Deployment, string, string) {
+	t.Helper()
+	res, err := cl.Apply(context.Background(), []byte(manifest), apiclient.ApplyOptions{Deploy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +115,7 @@ func (s *stack) deploy(t *testing.T, manifest string) (api.Deployment, string, s
 		t.Fatalf("apply made %d deployments, want 1", len(res.Deployments))
 	}
 	d := res.Deployments[0]
-	state, code, msg := chaostest.WaitDeployment(t, s.api, d.ID, 5*time.Minute)
+	state, code, msg := chaostest.WaitDeployment(t, cl, d.ID, 5*time.Minute)
 	if state != string(store.StateSucceeded) && code == "" {
 		t.Fatalf("deployment %s ended %s without a code: %s", d.ID, state, msg)
 	}
