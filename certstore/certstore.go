@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/certmagic"
 
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -28,6 +29,7 @@ const (
 // tables. It is safe for concurrent use.
 type Storage struct {
 	st *store.Store
+	kr *keyring.Keyring
 	// LockTTL is how long a lock outlives its holder; the holder extends
 	// it every LockTTL/3. LockRetry is how often a waiting Lock tries again.
 	LockTTL   time.Duration
@@ -47,9 +49,9 @@ type heldLock struct {
 var _ certmagic.Storage = (*Storage)(nil)
 
 // New returns a Storage on st (a pool-backed store: locks are taken and
-// kept from goroutines of their own).
-func New(st *store.Store) *Storage {
-	return &Storage{st: st, LockTTL: DefaultLockTTL, LockRetry: DefaultLockRetry, Log: slog.Default(), held: map[string]*heldLock{}}
+// kept from goroutines of their own) sealing values with kr.
+func New(st *store.Store, kr *keyring.Keyring) *Storage {
+	return &Storage{st: st, kr: kr, LockTTL: DefaultLockTTL, LockRetry: DefaultLockRetry, Log: slog.Default(), held: map[string]*heldLock{}}
 }
 
 func cleanKey(key string) string { return strings.Trim(key, "/") }
@@ -62,17 +64,36 @@ func (s *Storage) Store(ctx context.Context, key string, value []byte) error {
 	if key == "" {
 		return errors.New("certificate storage: empty key")
 	}
-	return s.st.PutCertObject(ctx, key, value)
+	sealed, err := s.kr.Seal(value, ad(key))
+	if err != nil {
+		return fmt.Errorf("certificate storage %s: %w", key, err)
+	}
+	return s.st.PutCertObject(ctx, key, store.SealedCertValue{KeyID: sealed.KeyID, Nonce: sealed.Nonce, Ciphertext: sealed.Ciphertext, Size: int64(len(value))})
 }
 
+// ad binds a sealed value to its key: a value copied under another key
+// does not open.
+func ad(key string) []byte { return keyring.AD("cert_storage", key) }
+
 // Load returns key's value, an error wrapping fs.ErrNotExist when none.
+// A value sealed under a key no longer configured is logged and reported
+// missing too: certmagic then obtains the certificate again rather than
+// failing for good.
 func (s *Storage) Load(ctx context.Context, key string) ([]byte, error) {
 	key = cleanKey(key)
 	v, err := s.st.CertObjectValue(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, notExist(key)
 	}
-	return v, err
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.kr.Open(keyring.Sealed{KeyID: v.KeyID, Nonce: v.Nonce, Ciphertext: v.Ciphertext}, ad(key))
+	if err != nil {
+		s.Log.Warn("certificate storage value does not open: treated as missing", "key", key, "err", err)
+		return nil, notExist(key)
+	}
+	return plain, nil
 }
 
 // Delete deletes key and, when it is a directory, every key under it;

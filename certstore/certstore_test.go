@@ -1,7 +1,9 @@
 package certstore_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"io/fs"
 	"slices"
@@ -11,12 +13,25 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/certstore"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
-func newStorage(st *store.Store) *certstore.Storage {
-	s := certstore.New(st)
+// testKeyring is a keyring with one random key.
+func testKeyring(t *testing.T) *keyring.Keyring {
+	t.Helper()
+	raw := make([]byte, keyring.KeySize)
+	_, _ = rand.Read(raw)
+	k, err := keyring.NewKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyring.New(k)
+}
+
+func newStorage(t *testing.T, st *store.Store) *certstore.Storage {
+	s := certstore.New(st, testKeyring(t))
 	s.LockTTL, s.LockRetry = 3*time.Second, 20*time.Millisecond
 	return s
 }
@@ -28,7 +43,7 @@ func newStorage(st *store.Store) *certstore.Storage {
 func TestStorage_Semantics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newStorage(storetest.NewSchema(t))
+	s := newStorage(t, storetest.NewSchema(t))
 
 	if _, err := s.Load(ctx, "certificates/x/a.example/a.example.crt"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load of a missing key: %v, want fs.ErrNotExist", err)
@@ -103,6 +118,39 @@ func TestStorage_Semantics(t *testing.T) {
 	}
 }
 
+// TestStorage_SealsValues: a private key is stored sealed, not in clear,
+// and a sealed value copied under another key does not open there.
+func TestStorage_SealsValues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.NewSchema(t)
+	s := newStorage(t, st)
+	secret := []byte("-----BEGIN EC PRIVATE KEY----- very secret")
+	if err := s.Store(ctx, "certificates/acme/a.example/a.example.key", secret); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := st.CertObjectValue(ctx, "certificates/acme/a.example/a.example.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw.Ciphertext, []byte("very secret")) || raw.KeyID == "" || raw.Size != int64(len(secret)) {
+		t.Fatalf("stored row %+v: not sealed", raw)
+	}
+	if v, err := s.Load(ctx, "certificates/acme/a.example/a.example.key"); err != nil || !bytes.Equal(v, secret) {
+		t.Fatalf("Load = %q, %v", v, err)
+	}
+	if err := st.PutCertObject(ctx, "certificates/acme/b.example/b.example.key", raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, "certificates/acme/b.example/b.example.key"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a value moved under another key: %v, want it treated as missing", err)
+	}
+	// Another secret key (the old one removed) cannot open it either.
+	if _, err := newStorage(t, st).Load(ctx, "certificates/acme/a.example/a.example.key"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a value sealed under an unknown key: %v, want it treated as missing", err)
+	}
+}
+
 // TestStorage_LockContention runs the critical sections of many goroutines
 // on two Storages (two serve processes on one database): never two at once
 // for one name, other names are not held up, and every one got its turn.
@@ -110,7 +158,9 @@ func TestStorage_LockContention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
-	a, b := newStorage(st), newStorage(st)
+	kr := testKeyring(t)
+	a, b := certstore.New(st, kr), certstore.New(st, kr)
+	a.LockTTL, a.LockRetry, b.LockTTL, b.LockRetry = 3*time.Second, 20*time.Millisecond, 3*time.Second, 20*time.Millisecond
 	var inside, max, turns atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -137,7 +187,7 @@ func TestStorage_LockContention(t *testing.T) {
 		}()
 	}
 	// Another name is free while the first is contended.
-	octx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	octx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := b.Lock(octx, "issue_cert_b.example"); err != nil {
 		t.Fatalf("an unrelated lock waited: %v", err)
@@ -158,10 +208,10 @@ func TestStorage_LockExpiry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
-	s := newStorage(st)
+	s := newStorage(t, st)
 
 	// A dead holder: taken and never extended.
-	if ok, err := st.TryCertLock(ctx, "dead", "gone-process", time.Second); err != nil || !ok {
+	if ok, err := st.TryCertLock(ctx, "dead", "gone-process", 5*time.Second); err != nil || !ok {
 		t.Fatalf("TryCertLock = %v, %v", ok, err)
 	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)

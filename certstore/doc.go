@@ -1,6 +1,7 @@
 // Package certstore is certmagic's Storage (with its Locker) on Postgres:
 // the certificates, ACME account and challenge tokens every gateway
-// shares, in the store's cert_storage table, and certmagic's named locks
+// shares, in the store's cert_storage table, sealed with the secret key
+// (keyring) like secrets since they hold private keys, and certmagic's named locks
 // as rows of cert_locks that expire unless their holder keeps extending
 // them, so one certificate per hostname is obtained once by whichever
 // gateway asks first and a holder that died frees its lock within

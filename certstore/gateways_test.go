@@ -50,6 +50,7 @@ func TestGateways_ShareOneCertificate(t *testing.T) {
 	const host = "shared.example.com"
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
+	kr := testKeyring(t)
 
 	type gw struct {
 		name        string
@@ -81,7 +82,7 @@ func TestGateways_ShareOneCertificate(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle(ingress.RoutesPath, pub)
 	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(context.Context, ingress.CertificateReport) error { return nil }))
-	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st), nil))
+	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st, kr), nil))
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -165,7 +166,7 @@ func TestGateways_ShareOneCertificate(t *testing.T) {
 	}
 	// One certificate in the shared storage, none left in either
 	// gateway's own files but the cache of what the storage holds.
-	keys, err := certstore.New(st).List(ctx, "certificates", true)
+	keys, err := certstore.New(st, kr).List(ctx, "certificates", true)
 	if err != nil {
 		t.Fatal(err)
 	}

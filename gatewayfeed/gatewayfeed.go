@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/certstore"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -35,10 +36,10 @@ const PollInterval = time.Second
 // (ingress.RoutesPath, long-poll), republishing whenever the store's
 // version moves, and takes the gateway's certificate reports
 // (ingress.CertificatesPath) into the store, and serves the gateways'
-// shared certificate storage (ingress.StoragePath, certstore), until ctx
-// ends. With tcp.Addr set it serves the same on TCP behind the gateway token, for gateways on
+// shared certificate storage (ingress.StoragePath, certstore, sealed
+// with kr), until ctx ends. With tcp.Addr set it serves the same on TCP behind the gateway token, for gateways on
 // other nodes, and returns the bound TCP address (nil without one).
-func Start(ctx context.Context, st *store.Store, dir string, tcp TCP, logger *slog.Logger) (net.Addr, error) {
+func Start(ctx context.Context, st *store.Store, kr *keyring.Keyring, dir string, tcp TCP, logger *slog.Logger) (net.Addr, error) {
 	// Only the control plane and the gateway (root in its container) may
 	// reach the socket: it hands out every team's routes.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -68,7 +69,7 @@ func Start(ctx context.Context, st *store.Store, dir string, tcp TCP, logger *sl
 	}))
 	// Every gateway's ACME certificates, in Postgres: one per hostname,
 	// obtained once under certmagic's lock and served by all gateways.
-	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st), logger))
+	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st, kr), logger))
 	var tcpAddr net.Addr
 	if tcp.Addr != "" {
 		tcpLn, err := listenTCP(tcp)

@@ -27,14 +27,14 @@ func TestStart_PublishesStoreChanges(t *testing.T) {
 	defer cancel()
 	st := storetest.NewSchema(t)
 	dir := filepath.Join(t.TempDir(), "gateway")
-	if _, err := gatewayfeed.Start(ctx, st, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("socket directory: %v %v", fi.Mode(), err)
 	}
 	// A second control plane on the same directory refuses to take over.
-	if _, err := gatewayfeed.Start(ctx, st, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("a second feed took over a live socket")
 	}
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {

@@ -3,10 +3,15 @@
 -- <host>.crt", the ACME account, challenge tokens), and the named locks
 -- certmagic takes around obtaining and renewing, so one certificate per
 -- hostname is obtained once whichever gateway asks. Installation-wide: the
--- certificates are the gateways', not a team's.
+-- certificates are the gateways', not a team's. Values (private keys among
+-- them) are sealed with the secret key like secrets, bound to their key;
+-- size is the plaintext's.
 CREATE TABLE cert_storage (
     key         text PRIMARY KEY CHECK (key <> ''),
-    value       bytea NOT NULL,
+    key_id      text NOT NULL,
+    nonce       bytea NOT NULL,
+    ciphertext  bytea NOT NULL,
+    size        bigint NOT NULL CHECK (size >= 0),
     modified_at timestamptz NOT NULL DEFAULT now()
 );
 

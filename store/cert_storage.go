@@ -14,18 +14,31 @@ type CertObject struct {
 	ModifiedAt time.Time
 }
 
+// SealedCertValue is a certificate storage value as stored: sealed with
+// the secret key (keyring.Sealed's parts), and its plaintext size.
+type SealedCertValue struct {
+	KeyID      string
+	Nonce      []byte
+	Ciphertext []byte
+	Size       int64
+}
+
 // PutCertObject creates or overwrites key.
-func (s *Store) PutCertObject(ctx context.Context, key string, value []byte) error {
+func (s *Store) PutCertObject(ctx context.Context, key string, v SealedCertValue) error {
 	_, err := s.db.Exec(ctx, `
-		INSERT INTO cert_storage (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value, modified_at = now()`, key, value)
+		INSERT INTO cert_storage (key, key_id, nonce, ciphertext, size) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (key) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce,
+			ciphertext = excluded.ciphertext, size = excluded.size, modified_at = now()`,
+		key, v.KeyID, v.Nonce, v.Ciphertext, v.Size)
 	return wrap("store certificate object", err)
 }
 
-// CertObjectValue returns key's value, ErrNotFound when there is no such key.
-func (s *Store) CertObjectValue(ctx context.Context, key string) ([]byte, error) {
-	var v []byte
-	err := s.db.QueryRow(ctx, `SELECT value FROM cert_storage WHERE key = $1`, key).Scan(&v)
+// CertObjectValue returns key's sealed value, ErrNotFound when there is no
+// such key.
+func (s *Store) CertObjectValue(ctx context.Context, key string) (SealedCertValue, error) {
+	var v SealedCertValue
+	err := s.db.QueryRow(ctx, `SELECT key_id, nonce, ciphertext, size FROM cert_storage WHERE key = $1`, key).
+		Scan(&v.KeyID, &v.Nonce, &v.Ciphertext, &v.Size)
 	return v, wrap("load certificate object", err)
 }
 
@@ -33,7 +46,7 @@ func (s *Store) CertObjectValue(ctx context.Context, key string) ([]byte, error)
 // when there is no such key.
 func (s *Store) CertObjectInfo(ctx context.Context, key string) (CertObject, error) {
 	o := CertObject{Key: key}
-	err := s.db.QueryRow(ctx, `SELECT octet_length(value), modified_at FROM cert_storage WHERE key = $1`, key).Scan(&o.Size, &o.ModifiedAt)
+	err := s.db.QueryRow(ctx, `SELECT size, modified_at FROM cert_storage WHERE key = $1`, key).Scan(&o.Size, &o.ModifiedAt)
 	return o, wrap("stat certificate object", err)
 }
 

@@ -252,7 +252,7 @@ func TestIngressDisabled(t *testing.T) {
 	cfg.Ingress.Enabled = false
 	dataDir := t.TempDir()
 	var out bytes.Buffer
-	if err := startDevGateway(t.Context(), nil, cfg, dataDir, &out, slog.New(slog.DiscardHandler)); err != nil {
+	if err := startDevGateway(t.Context(), nil, nil, cfg, dataDir, &out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "gateway")); !os.IsNotExist(err) {

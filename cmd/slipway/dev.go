@@ -159,7 +159,7 @@ func runDev(ctx context.Context, o devOptions, out io.Writer, logger *slog.Logge
 		ln.Close()
 		return err
 	}
-	if err := startDevGateway(ctx, st, cfg, dataDir, out, logger); err != nil {
+	if err := startDevGateway(ctx, st, kr, cfg, dataDir, out, logger); err != nil {
 		ln.Close()
 		return err
 	}

@@ -55,7 +55,7 @@ func TestGatewayFeed_CertificateStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if _, err := gatewayfeed.Start(ctx, st, filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	httpPort, httpsPort := freeTCPPort(t), freeTCPPort(t)

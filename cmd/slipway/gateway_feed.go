@@ -13,6 +13,7 @@ import (
 
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/gatewayfeed"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/store"
@@ -60,13 +61,13 @@ func (noGateway) DisconnectNetwork(context.Context, string) error { return nil }
 // ingress.enabled is false. The gateway is optional for serve: a socket
 // directory it cannot use is logged, not fatal, and leaves the container
 // to whichever control plane serves the socket.
-func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Config, logger *slog.Logger) {
+func startServeGatewayFeed(ctx context.Context, st *store.Store, kr *keyring.Keyring, cfg config.Config, logger *slog.Logger) {
 	if !cfg.Ingress.Enabled {
 		logger.Info("ingress.enabled is false: no gateway route feed")
 		return
 	}
 	dir := envOr(envGatewaySocketDir, defaultGatewaySocketDir)
-	if _, err := startConfiguredGatewayFeed(ctx, st, dir, cfg, logger); err != nil {
+	if _, err := startConfiguredGatewayFeed(ctx, st, kr, dir, cfg, logger); err != nil {
 		logger.Warn("gateway route feed disabled", "err", err)
 		return
 	}
@@ -77,8 +78,8 @@ func startServeGatewayFeed(ctx context.Context, st *store.Store, cfg config.Conf
 // socket in dir and, with [ingress] feed_addr, TCP behind the gateway
 // token (a token it cannot read leaves TCP off, logged). It returns the
 // bound TCP address, nil without one.
-func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string, cfg config.Config, logger *slog.Logger) (net.Addr, error) {
-	return gatewayfeed.Start(ctx, st, dir, serveGatewayFeedTCP(cfg, logger), logger)
+func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, kr *keyring.Keyring, dir string, cfg config.Config, logger *slog.Logger) (net.Addr, error) {
+	return gatewayfeed.Start(ctx, st, kr, dir, serveGatewayFeedTCP(cfg, logger), logger)
 }
 
 // startDevGateway serves the route table on <data-dir>/gateway/gateway.sock
@@ -87,13 +88,13 @@ func startConfiguredGatewayFeed(ctx context.Context, st *store.Store, dir string
 // out of this very binary unless [ingress] image is set. Without a
 // reachable Docker, dev goes on without a gateway; with ingress.enabled
 // false it starts neither.
-func startDevGateway(ctx context.Context, st *store.Store, conf config.Config, dataDir string, out io.Writer, logger *slog.Logger) error {
+func startDevGateway(ctx context.Context, st *store.Store, kr *keyring.Keyring, conf config.Config, dataDir string, out io.Writer, logger *slog.Logger) error {
 	if !conf.Ingress.Enabled {
 		fmt.Fprintln(out, "Ingress is off (ingress.enabled = false): routes are deployed but not served")
 		return nil
 	}
 	dir := filepath.Join(dataDir, "gateway")
-	feedAddr, err := startConfiguredGatewayFeed(ctx, st, dir, conf, logger)
+	feedAddr, err := startConfiguredGatewayFeed(ctx, st, kr, dir, conf, logger)
 	if err != nil {
 		return err
 	}

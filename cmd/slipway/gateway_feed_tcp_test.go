@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"github.com/slipwayhq/slipway/gatewayfeed"
 
 	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -42,7 +44,7 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	team, env := tenant.Team, tenant.Env
 
 	const token = "gw-token-0123456789"
-	feedAddr, err := gatewayfeed.Start(ctx, st, filepath.Join(dir, "feed"), gatewayfeed.TCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
+	feedAddr, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
 	if err != nil || feedAddr == nil {
 		t.Fatalf("feed: %v %v", feedAddr, err)
 	}
@@ -171,7 +173,20 @@ func TestGatewayFeedTCPFromConfig(t *testing.T) {
 	if _, err := gatewayFeedTCPFromConfig(cfg); err == nil || !strings.Contains(err.Error(), "ingress.gateway_token_file") {
 		t.Fatalf("missing token file: %v", err)
 	}
-	if _, err := gatewayfeed.Start(context.Background(), nil, t.TempDir(), gatewayfeed.TCP{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler)); err == nil {
+	if _, err := gatewayfeed.Start(context.Background(), nil, nil, t.TempDir(), gatewayfeed.TCP{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("the TCP feed listened without a token")
 	}
+}
+
+// testKeyring is a keyring with one random key, sealing the gateways'
+// certificate storage in tests of the feed.
+func testKeyring(t *testing.T) *keyring.Keyring {
+	t.Helper()
+	raw := make([]byte, keyring.KeySize)
+	_, _ = rand.Read(raw)
+	k, err := keyring.NewKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyring.New(k)
 }

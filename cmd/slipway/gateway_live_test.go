@@ -53,7 +53,7 @@ func TestGatewayFeed_RoutesLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if _, err := gatewayfeed.Start(ctx, st, filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

@@ -90,7 +90,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		t.Setenv(envGatewaySocketDir, sockDir)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		startServeGatewayFeed(ctx, st, cfg, logger)
+		startServeGatewayFeed(ctx, st, testKeyring(t), cfg, logger)
 		if !fileExists(filepath.Join(sockDir, gatewayfeed.SocketName)) {
 			t.Fatal("no route feed socket")
 		}
@@ -111,7 +111,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		stopServe()
 		removeTestGateway(t, cli, name)
 	})
-	startServeGatewayFeed(serveCtx, st, cfg, logger)
+	startServeGatewayFeed(serveCtx, st, testKeyring(t), cfg, logger)
 
 	c, err := cli.ContainerInspect(ctx, name)
 	if err != nil {

@@ -73,7 +73,7 @@ func newServeCommand() *cobra.Command {
 				return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 			}
 			logger.Info("serving", "url", "http://"+ln.Addr().String())
-			startServeGatewayFeed(ctx, st, cfg, logger)
+			startServeGatewayFeed(ctx, st, kr, cfg, logger)
 			reg := newRegistry(pool, logger)
 			metricsHTTP, err := metricsHandler(cfg, reg)
 			if err != nil {
