@@ -3,7 +3,6 @@ package certstore_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"io/fs"
 	"slices"
@@ -13,25 +12,13 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/certstore"
-	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
-// testKeyring is a keyring with one random key.
-func testKeyring(t *testing.T) *keyring.Keyring {
-	t.Helper()
-	raw := make([]byte, keyring.KeySize)
-	_, _ = rand.Read(raw)
-	k, err := keyring.NewKey(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keyring.New(k)
-}
-
 func newStorage(t *testing.T, st *store.Store) *certstore.Storage {
-	s := certstore.New(st, testKeyring(t))
+	s := certstore.New(st, keyringtest.New(t))
 	s.LockTTL, s.LockRetry = 3*time.Second, 20*time.Millisecond
 	return s
 }
@@ -158,7 +145,7 @@ func TestStorage_LockContention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
-	kr := testKeyring(t)
+	kr := keyringtest.New(t)
 	a, b := certstore.New(st, kr), certstore.New(st, kr)
 	a.LockTTL, a.LockRetry, b.LockTTL, b.LockRetry = 3*time.Second, 20*time.Millisecond, 3*time.Second, 20*time.Millisecond
 	var inside, max, turns atomic.Int32

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/certstore"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/acmetest"
 	"github.com/slipwayhq/slipway/store/storetest"
@@ -50,7 +51,7 @@ func TestGateways_ShareOneCertificate(t *testing.T) {
 	const host = "shared.example.com"
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
-	kr := testKeyring(t)
+	kr := keyringtest.New(t)
 
 	type gw struct {
 		name        string

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/slipwayhq/slipway/gatewayfeed"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 
 	"github.com/slipwayhq/slipway/config"
 	"github.com/slipwayhq/slipway/runtime/ingress"
@@ -32,7 +33,7 @@ func TestDevGateway_FeedOnTCP(t *testing.T) {
 	cfg := config.Default()
 	cfg.Ingress.FeedAddr, cfg.Ingress.GatewayTokenFile = "127.0.0.1:0", tokenFile
 	var out strings.Builder
-	if err := startDevGateway(ctx, st, testKeyring(t), cfg, filepath.Join(dir, "data"), &out, slog.New(slog.DiscardHandler)); err != nil {
+	if err := startDevGateway(ctx, st, keyringtest.New(t), cfg, filepath.Join(dir, "data"), &out, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	if !fileExists(filepath.Join(dir, "data", "gateway", gatewayfeed.SocketName)) {
@@ -52,7 +53,7 @@ func TestDevGateway_FeedOnTCP(t *testing.T) {
 
 	// Without feed_addr, dev serves the socket only, as before.
 	var plain strings.Builder
-	if err := startDevGateway(ctx, st, testKeyring(t), config.Default(), filepath.Join(dir, "plain"), &plain, slog.New(slog.DiscardHandler)); err != nil {
+	if err := startDevGateway(ctx, st, keyringtest.New(t), config.Default(), filepath.Join(dir, "plain"), &plain, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), "route feed also on") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/gatewayfeed"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/runtime/ingress/acmetest"
@@ -55,7 +56,7 @@ func TestGatewayFeed_CertificateStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if _, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, keyringtest.New(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	httpPort, httpsPort := freeTCPPort(t), freeTCPPort(t)

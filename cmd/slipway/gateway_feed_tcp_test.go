@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"io"
 	"log/slog"
 	"net"
@@ -16,7 +15,7 @@ import (
 	"github.com/slipwayhq/slipway/gatewayfeed"
 
 	"github.com/slipwayhq/slipway/config"
-	"github.com/slipwayhq/slipway/keyring"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
@@ -44,7 +43,7 @@ func TestGatewayFeed_TCPWithToken(t *testing.T) {
 	team, env := tenant.Team, tenant.Env
 
 	const token = "gw-token-0123456789"
-	feedAddr, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
+	feedAddr, err := gatewayfeed.Start(ctx, st, keyringtest.New(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{Addr: "127.0.0.1:0", Token: token}, slog.New(slog.DiscardHandler))
 	if err != nil || feedAddr == nil {
 		t.Fatalf("feed: %v %v", feedAddr, err)
 	}
@@ -176,17 +175,4 @@ func TestGatewayFeedTCPFromConfig(t *testing.T) {
 	if _, err := gatewayfeed.Start(context.Background(), nil, nil, t.TempDir(), gatewayfeed.TCP{Addr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("the TCP feed listened without a token")
 	}
-}
-
-// testKeyring is a keyring with one random key, sealing the gateways'
-// certificate storage in tests of the feed.
-func testKeyring(t *testing.T) *keyring.Keyring {
-	t.Helper()
-	raw := make([]byte, keyring.KeySize)
-	_, _ = rand.Read(raw)
-	k, err := keyring.NewKey(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keyring.New(k)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/gatewayfeed"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/ingress"
 	"github.com/slipwayhq/slipway/store"
@@ -53,7 +54,7 @@ func TestGatewayFeed_RoutesLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if _, err := gatewayfeed.Start(ctx, st, testKeyring(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, keyringtest.New(t), filepath.Join(dir, "feed"), gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

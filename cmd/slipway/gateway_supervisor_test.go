@@ -21,6 +21,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/config"
+	"github.com/slipwayhq/slipway/keyring/keyringtest"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/store"
@@ -90,7 +91,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		t.Setenv(envGatewaySocketDir, sockDir)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		startServeGatewayFeed(ctx, st, testKeyring(t), cfg, logger)
+		startServeGatewayFeed(ctx, st, keyringtest.New(t), cfg, logger)
 		if !fileExists(filepath.Join(sockDir, gatewayfeed.SocketName)) {
 			t.Fatal("no route feed socket")
 		}
@@ -111,7 +112,7 @@ func TestServeGateway_KeepsContainer(t *testing.T) {
 		stopServe()
 		removeTestGateway(t, cli, name)
 	})
-	startServeGatewayFeed(serveCtx, st, testKeyring(t), cfg, logger)
+	startServeGatewayFeed(serveCtx, st, keyringtest.New(t), cfg, logger)
 
 	c, err := cli.ContainerInspect(ctx, name)
 	if err != nil {
