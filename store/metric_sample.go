@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -113,18 +114,40 @@ type RouteSample struct {
 	Latency  []int32
 }
 
-// AddRouteSamples writes one slot's route samples; writing a slot again
-// replaces it.
+// AddRouteSamples writes one slot's route samples in one statement;
+// writing a slot again replaces it.
 func (s *Store) AddRouteSamples(ctx context.Context, at time.Time, samples []RouteSample) error {
-	for _, x := range samples {
-		if _, err := s.db.Exec(ctx, `
-			INSERT INTO route_samples (series_id, at, requests, errors, latency) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (series_id, at) DO UPDATE SET requests = EXCLUDED.requests, errors = EXCLUDED.errors, latency = EXCLUDED.latency`,
-			x.SeriesID, at, x.Requests, x.Errors, x.Latency); err != nil {
-			return wrap("add route samples", err)
-		}
+	if len(samples) == 0 {
+		return nil
 	}
-	return nil
+	n := len(samples)
+	ids, requests, errs, latency := make([]int32, n), make([]int32, n), make([]int32, n), make([]string, n)
+	for i, x := range samples {
+		ids[i], requests[i], errs[i], latency[i] = x.SeriesID, x.Requests, x.Errors, intArrayLiteral(x.Latency)
+	}
+	// Arrays of arrays must be rectangular in Postgres: each histogram
+	// travels as its array literal and is cast back per row.
+	_, err := s.db.Exec(ctx, `
+		INSERT INTO route_samples (series_id, at, requests, errors, latency)
+		SELECT u.series_id, $1, u.requests, u.errors, u.latency::int[]
+		FROM unnest($2::int[], $3::int[], $4::int[], $5::text[]) AS u(series_id, requests, errors, latency)
+		ON CONFLICT (series_id, at) DO UPDATE SET requests = EXCLUDED.requests, errors = EXCLUDED.errors, latency = EXCLUDED.latency`,
+		at, ids, requests, errs, latency)
+	return wrap("add route samples", err)
+}
+
+// intArrayLiteral is xs as a Postgres array literal ("{1,2,3}"; nil is
+// "{}").
+func intArrayLiteral(xs []int32) string {
+	b := make([]byte, 0, 4*len(xs)+2)
+	b = append(b, '{')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, '}'))
 }
 
 // RollupMetrics writes the 5-minute averages (services) and sums (routes)
