@@ -152,7 +152,8 @@ type Telemetry struct {
 
 // Worker holds River worker settings.
 type Worker struct {
-	DeployConcurrency int `toml:"deploy_concurrency" doc:"Deployments one worker process runs at once (one per environment at a time regardless)."`
+	DeployConcurrency  int `toml:"deploy_concurrency" doc:"Deployments one worker process runs at once (one per environment at a time regardless)."`
+	UsageSampleSeconds int `toml:"usage_sample_seconds" doc:"Seconds between usage samples (the charts' CPU, memory, network and route traffic). Keep the default, 15, the charts' finest step; shorter intervals, for tests and demonstrations, store more rows."`
 }
 
 // Images holds settings about service images.
@@ -195,7 +196,7 @@ func Default() Config {
 			TrustedProxies:         []string{},
 		},
 		GitHub:   GitHub{APIURL: "https://api.github.com"},
-		Worker:   Worker{DeployConcurrency: 4},
+		Worker:   Worker{DeployConcurrency: 4, UsageSampleSeconds: 15},
 		Images:   Images{Pull: true},
 		Registry: Registry{Mode: RegistryAuto, Port: 5000},
 		Security: Security{AllowedOutboundNetworks: []string{}},

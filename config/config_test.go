@@ -67,7 +67,7 @@ func sample() Config {
 		},
 		Metrics:    Metrics{Token: "s3cret", WorkerListen: "127.0.0.1:9102"},
 		Telemetry:  Telemetry{OTLPEndpoint: "http://collector:4318", MetricsIntervalSeconds: 10},
-		Worker:     Worker{DeployConcurrency: 8},
+		Worker:     Worker{DeployConcurrency: 8, UsageSampleSeconds: 5},
 		Images:     Images{Pull: false},
 		Git:        Git{AllowFileURLs: true},
 		Security:   Security{AllowedOutboundNetworks: []string{"10.20.0.0/16", "fd12:3456::/48"}},

@@ -152,6 +152,7 @@ func (c Config) validate() Errors {
 	v.httpURL("telemetry.otlp_endpoint", c.Telemetry.OTLPEndpoint, false)
 	v.intRange("telemetry.metrics_interval_seconds", int64(c.Telemetry.MetricsIntervalSeconds), 1, MaxTimeoutSeconds)
 	v.intRange("worker.deploy_concurrency", int64(c.Worker.DeployConcurrency), 1, 256)
+	v.intRange("worker.usage_sample_seconds", int64(c.Worker.UsageSampleSeconds), 1, 15)
 	for i, cidr := range c.Security.AllowedOutboundNetworks {
 		if _, err := netip.ParsePrefix(cidr); err != nil {
 			v.add("security.allowed_outbound_networks", CodeValueInvalid, fmt.Sprintf("item %d must be a network in CIDR form such as 10.20.0.0/16, got %q", i, cidr))

@@ -53,6 +53,10 @@ type Sampler struct {
 	Owner string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Every is the time between slots, at most Interval; zero is
+	// Interval ([worker] usage_sample_seconds). The charts' finest step
+	// stays Interval: shorter slots are averaged into it.
+	Every time.Duration
 
 	rates    usage.Rates
 	lastPull *usage.Scrape
@@ -72,22 +76,26 @@ func (s *Sampler) log() *slog.Logger {
 	return s.Log
 }
 
-// Run samples every Interval until ctx ends. One cycle's failure is
-// logged and the next slot tried.
+// Run samples every Every (Interval by default) until ctx ends. One
+// cycle's failure is logged and the next slot tried.
 func (s *Sampler) Run(ctx context.Context) {
 	if s.Owner == "" {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
 		s.Owner = "sampler-" + hex.EncodeToString(b[:])
 	}
+	every := s.Every
+	if every <= 0 || every > Interval {
+		every = Interval
+	}
 	for {
-		next := s.now().Truncate(Interval).Add(Interval)
+		next := s.now().Truncate(every).Add(every)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(time.Until(next)):
 		}
-		cctx, cancel := context.WithTimeout(ctx, Interval)
+		cctx, cancel := context.WithTimeout(ctx, every)
 		if err := s.Cycle(cctx, next); err != nil && ctx.Err() == nil {
 			s.log().WarnContext(ctx, "usage sample failed", "slot", next, "err", err)
 		}

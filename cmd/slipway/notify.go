@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -49,7 +50,7 @@ func notificationDial(cfg config.Config) send.DialFunc {
 // until ctx ends: this node's containers, and, when it holds the cluster
 // scope, Swarm-wide counts, the gateway's routes and the rollups.
 func startSampler(ctx context.Context, st *store.Store, cfg config.Config, emitter *notify.Emitter, logger *slog.Logger) {
-	s := &sampler.Sampler{Store: st, Notify: emitter, Log: logger}
+	s := &sampler.Sampler{Store: st, Notify: emitter, Log: logger, Every: time.Duration(cfg.Worker.UsageSampleSeconds) * time.Second}
 	if engine, err := swarm.NewEngine(); err == nil {
 		s.Engine = engine
 	} else {
