@@ -12,7 +12,9 @@
 // /file?path=<absolute path>, /files?root=<absolute path> (a tar of every
 // regular file under it as the container sees them, mounts included, but
 // not /proc, /sys or /dev), /log?text=T&n=N (writes "T" to stdout, or N
-// lines "T 0".."T N-1", so tests make log lines), / (200 "ok").
+// lines "T 0".."T N-1", so tests make log lines), /burn?ms=N (keeps one
+// core busy for N milliseconds, at most 10000, so tests make CPU load),
+// / (200 "ok").
 package main
 
 import (
@@ -98,6 +100,16 @@ func main() {
 			}
 		}
 		fmt.Fprintln(w, "logged")
+	})
+	mux.HandleFunc("/burn", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		n := 0
+		for end := time.Now().Add(time.Duration(min(max(ms, 0), 10000)) * time.Millisecond); time.Now().Before(end); {
+			for range 10000 {
+				n++
+			}
+		}
+		fmt.Fprintln(w, "burnt", n)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
