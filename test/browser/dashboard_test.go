@@ -300,8 +300,9 @@ func artifactsDir(t *testing.T) string {
 
 // startDev runs `slipway dev` with a private Postgres in a temp dir and
 // returns its base URL and the first-run setup link it prints (with the
-// setup token); it is stopped with SIGINT when the test ends.
-func startDev(t *testing.T, gateway string, gatewayPort int) (base, setupLink string) {
+// setup token); it is stopped with SIGINT when the test ends. env adds
+// NAME=value settings to its environment.
+func startDev(t *testing.T, gateway string, gatewayPort int, env ...string) (base, setupLink string) {
 	t.Helper()
 	bin := os.Getenv("SLIPWAY_BIN")
 	if bin == "" {
@@ -332,6 +333,7 @@ func startDev(t *testing.T, gateway string, gatewayPort int) (base, setupLink st
 		"SLIPWAY_GATEWAY_HTTP_PORT="+strconv.Itoa(gatewayPort),
 		"SLIPWAY_GATEWAY_HTTPS_PORT=0",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -99,6 +99,35 @@ func (p *page) until(step, js string, timeout time.Duration) {
 	}
 }
 
+// signup fills in the first-run signup form the setup link opens, for a
+// team of that name, and waits for the first application's manifest form.
+func (p *page) signup(team string) {
+	p.t.Helper()
+	p.run("first-run signup",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signup-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#f-email`), "owner@example.com"),
+		chromedp.SendKeys(chromedp.CSS(`#f-password`), "correct horse battery staple"),
+		chromedp.SendKeys(chromedp.CSS(`#f-team`), team),
+		chromedp.Click(chromedp.CSS(`[data-testid="signup-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="manifest-form"]`)),
+	)
+}
+
+// deploy pastes the manifest doc into the new application form, presses
+// Save and deploy and waits for the deployment's timeline.
+func (p *page) deploy(step, base, doc string) {
+	p.t.Helper()
+	p.run(step,
+		chromedp.Navigate(base+"/applications"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="manifest-form"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-manifest`), strings.TrimSuffix(doc, "\n")),
+		chromedp.SendKeys(chromedp.CSS(`#f-manifest`), "\n"),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="manifest-error"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="manifest-save-deploy"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-timeline"]`)),
+	)
+}
+
 // colorScheme emulates prefers-color-scheme.
 func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
@@ -166,28 +195,11 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 		}
 	}
 
-	p.run("first-run signup",
-		chromedp.WaitVisible(css(`[data-testid="signup-form"]`)),
-		chromedp.SendKeys(css(`#f-email`), "owner@example.com"),
-		chromedp.SendKeys(css(`#f-password`), "correct horse battery staple"),
-		chromedp.SendKeys(css(`#f-team`), "Logs team"),
-		chromedp.Click(css(`[data-testid="signup-submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
-	)
+	p.signup("Logs team")
 	if n := p.eval("read the checklist", `String(document.querySelectorAll('[data-testid="checklist-item"][data-done="false"]').length)`); n != "6" {
 		t.Errorf("a new team's checklist has %s open steps, want 6", n)
 	}
-	deploy := func(step, doc string) {
-		p.run(step,
-			chromedp.Navigate(base+"/applications"),
-			chromedp.WaitVisible(css(`[data-testid="manifest-form"]`)),
-			chromedp.SetValue(css(`#f-manifest`), strings.TrimSuffix(doc, "\n")),
-			chromedp.SendKeys(css(`#f-manifest`), "\n"),
-			chromedp.WaitNotPresent(css(`[data-testid="manifest-error"]`)),
-			chromedp.Click(css(`[data-testid="manifest-save-deploy"]`)),
-			chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
-		)
-	}
+	deploy := func(step, doc string) { p.deploy(step, base, doc) }
 	deploy("save and deploy two replicas", fmt.Sprintf(logsManifest, name, image, name))
 	appPath := p.eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`)
 	deployment := p.eval("read the deployment", `location.pathname`)
