@@ -27,7 +27,8 @@ import (
 // /burn keeps the service's CPU busy, the CPU and requests charts rise in
 // place (the usage partial's htmx reload, never a page reload).
 // Screenshots of the charts, light and dark, go to
-// test-artifacts/dashboard; docs/images/usage-charts.png is the light one.
+// test-artifacts/dashboard; docs/screenshots/usage-charts-light.png is
+// the light one.
 func TestDashboard_UsageCharts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts slipway dev, Chromium and a Swarm deployment")
@@ -154,7 +155,7 @@ func TestDashboard_UsageCharts(t *testing.T) {
 	}
 
 	// The charts alone, light and dark: the light one is the docs'
-	// picture (docs/images/usage-charts.png).
+	// picture (docs/screenshots/usage-charts-light.png).
 	for _, scheme := range []string{"light", "dark"} {
 		var buf []byte
 		// A margin inside the element, so its shot keeps the cards' edges.
