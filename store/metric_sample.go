@@ -27,12 +27,20 @@ type SeriesKey struct {
 
 // EnsureMetricSeries returns the id of each key's series, creating the
 // missing ones. A key whose environment is not the team's (or is gone) is
-// left out. It spans teams (the sampler sees every environment).
+// left out. It spans teams (the sampler sees every environment). It reads
+// first and writes only when a series is missing: the sampler asks for
+// every series each slot, and they nearly always exist.
 func (s *Store) EnsureMetricSeries(ctx context.Context, keys []SeriesKey) (map[SeriesKey]int32, error) {
 	const op = "ensure metric series"
 	teams, envs, kinds, names := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	want := map[SeriesKey]struct{}{}
 	for i, k := range keys {
 		teams[i], envs[i], kinds[i], names[i] = k.TeamID, k.EnvironmentID, k.Kind, k.Name
+		want[k] = struct{}{}
+	}
+	out, err := s.metricSeries(ctx, teams, envs, kinds, names)
+	if err != nil || len(out) == len(want) {
+		return out, wrap(op, err)
 	}
 	if _, err := s.db.Exec(ctx, `
 		INSERT INTO metric_series (team_id, environment_id, kind, name)
@@ -42,6 +50,13 @@ func (s *Store) EnsureMetricSeries(ctx context.Context, keys []SeriesKey) (map[S
 		ON CONFLICT (environment_id, kind, name) DO NOTHING`, teams, envs, kinds, names); err != nil {
 		return nil, wrap(op, err)
 	}
+	out, err = s.metricSeries(ctx, teams, envs, kinds, names)
+	return out, wrap(op, err)
+}
+
+// metricSeries returns the ids of the series that exist among the keys,
+// given column by column.
+func (s *Store) metricSeries(ctx context.Context, teams, envs, kinds, names []string) (map[SeriesKey]int32, error) {
 	rows, err := s.db.Query(ctx, `
 		SELECT m.id, m.team_id, m.environment_id, m.kind, m.name
 		FROM metric_series m
@@ -49,7 +64,7 @@ func (s *Store) EnsureMetricSeries(ctx context.Context, keys []SeriesKey) (map[S
 			ON m.team_id = k.team_id AND m.environment_id = k.environment_id AND m.kind = k.kind AND m.name = k.name`,
 		teams, envs, kinds, names)
 	if err != nil {
-		return nil, wrap(op, err)
+		return nil, err
 	}
 	out := map[SeriesKey]int32{}
 	var id int32
@@ -58,7 +73,7 @@ func (s *Store) EnsureMetricSeries(ctx context.Context, keys []SeriesKey) (map[S
 		out[k] = id
 		return nil
 	})
-	return out, wrap(op, err)
+	return out, err
 }
 
 // ServiceSample is one slot of a service. Samples of one slot written by
