@@ -1,5 +1,6 @@
-// Package sampler is the worker's usage sampler. Every 15 s (a slot) it
-// records, in Postgres:
+// Package sampler is the worker's usage sampler. Every 15 s (a slot;
+// [worker] usage_sample_seconds shortens it for tests) it records, in
+// Postgres:
 //
 //   - for each service container on its own node (the Engine API's stats
 //     are per node), CPU, memory and network, summed per service;
