@@ -99,6 +99,24 @@ func (p *page) until(step, js string, timeout time.Duration) {
 	}
 }
 
+// devSession runs slipway dev (startDev, with env) with a gateway named
+// for prefix and id, removed when the test ends, and opens its first-run
+// setup link in headless Chromium, which resolves *.test to the gateway.
+func devSession(t *testing.T, prefix, id string, env ...string) (p *page, base string, gatewayPort int) {
+	t.Helper()
+	gateway := "slipway-gw-" + prefix + "-" + id
+	cli := swarmtest.Client(t)
+	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
+	gatewayPort = freePort(t)
+	base, setupLink := startDev(t, gateway, gatewayPort, env...)
+	ctx, cancel := browserContext(t, fmt.Sprintf("MAP *.test 127.0.0.1:%d", gatewayPort))
+	t.Cleanup(cancel) // before dev stops: cleanups run last first
+	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return &page{t: t, ctx: ctx, shots: artifactsDir(t)}, base, gatewayPort
+}
+
 // signup fills in the first-run signup form the setup link opens, for a
 // team of that name, and waits for the first application's manifest form.
 func (p *page) signup(team string) {
@@ -161,18 +179,7 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 	})
 	id := swarmtest.ID()
 	name := "logs-" + id
-	gateway := "slipway-gw-logs-" + id
-	cli := swarmtest.Client(t)
-	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
-	gatewayPort := freePort(t)
-	base, setupLink := startDev(t, gateway, gatewayPort)
-
-	ctx, cancel := browserContext(t, fmt.Sprintf("MAP *.test 127.0.0.1:%d", gatewayPort))
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	p := &page{t: t, ctx: ctx, shots: artifactsDir(t)}
+	p, base, gatewayPort := devSession(t, "logs", id)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	// logLine makes the service write lines, through the gateway as a
 	// visitor's request would reach it.

@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
-	"github.com/slipwayhq/slipway/test/chaos/chaostest"
 )
 
 // TestDashboard_UsageCharts deploys the web test image behind a route,
@@ -38,22 +37,11 @@ func TestDashboard_UsageCharts(t *testing.T) {
 	t.Cleanup(func() { removeEnvironment(t, envID) })
 	id := swarmtest.ID()
 	host := "browser-" + id + ".test"
-	gateway := "slipway-gw-usage-" + id
-	cli := swarmtest.Client(t)
-	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
-	gatewayPort := freePort(t)
-	base, setupLink := startDev(t, gateway, gatewayPort,
+	p, base, gatewayPort := devSession(t, "usage", id,
 		"SLIPWAY_INGRESS_METRICS_ADDR=127.0.0.1:"+strconv.Itoa(freePort(t)),
 		"SLIPWAY_INGRESS_METRICS_TOKEN_FILE="+metricsTokenFile(t),
 		"SLIPWAY_WORKER_USAGE_SAMPLE_SECONDS=2",
 	)
-
-	ctx, cancel := browserContext(t, fmt.Sprintf("MAP *.test 127.0.0.1:%d", gatewayPort))
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	p := &page{t: t, ctx: ctx, shots: artifactsDir(t)}
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	p.signup("Usage team")
 	p.deploy("save and deploy", base, fmt.Sprintf(manifestTemplate, id, "", image, id))
