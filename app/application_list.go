@@ -82,7 +82,7 @@ func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial
 	if err != nil {
 		return nil, err
 	}
-	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID)
+	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID, "")
 	if err != nil {
 		return nil, err
 	}
