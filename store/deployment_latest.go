@@ -30,7 +30,7 @@ const deploymentSummaryColumns = `id, team_id, application_id, environment_id, s
 // team (of applicationID's only, unless it is "") that has one;
 // environments never deployed are absent.
 func (s *Store) LatestDeploymentPerEnvironment(ctx context.Context, teamID, applicationID string) (map[string]EnvironmentDeployments, error) {
-	// One index probe per environment (deployments_environment_idx, and
+	// One index probe per environment (deployments_environment_latest_idx, and
 	// the succeeded index for the EXISTS) rather than sorting the team's
 	// whole deployment history.
 	rows, err := s.db.Query(ctx, `
