@@ -79,11 +79,28 @@ func (h *handler) plan(c *fiber.Ctx, f manifestForm) (*partial.PlanView, []parti
 	} else {
 		p.Warnings = append(p.Warnings, service.DeclaredEnvironmentWarnings(m)...)
 	}
-	view := &partial.PlanView{Text: manifest.FormatPlan(p), Against: against}
+	targets, err := service.PlanHashTargets(ctx, h.store, teamID, app.ID, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The page lists the hashes in a table of their own, not in the text.
+	view := &partial.PlanView{Text: manifest.FormatPlan(p), Against: against, Hashes: planHashViews(manifest.PlanHashes(m, targets))}
 	for _, e := range p.Environments {
 		view.Environments = append(view.Environments, e.String())
 	}
 	return view, nil, nil
+}
+
+func planHashViews(hashes []manifest.EnvironmentHash) []partial.PlanHashView {
+	out := make([]partial.PlanHashView, len(hashes))
+	for i, e := range hashes {
+		v := partial.PlanHashView{Environment: e.Environment, SpecHash: e.SpecHash, Deployed: e.DeployedSpecHash, Changed: e.Changed, Unknown: e.Unknown}
+		for _, s := range e.Services {
+			v.Services = append(v.Services, partial.PlanServiceHashView{Name: s.Service, Hash: s.SpecHash, Deployed: s.DeployedSpecHash, Change: s.Change})
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // existingEnvironments is the application's environments as a plan needs
