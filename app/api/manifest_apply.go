@@ -48,18 +48,13 @@ func (h *handler) manifestApply(c *fiber.Ctx) error {
 		opts.ExpectedRevision = &rev
 	}
 	res, err := service.ApplyManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, body, opts)
-	var me *service.ManifestError
-	if errors.As(err, &me) {
-		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
-			map[string]any{"errors": newFieldErrors(me.Errors)})
-	}
 	var ie *service.InputError
 	if errors.As(err, &ie) && ie.Code == "generation_conflict" {
 		// A conflict, not bad input: the same manifest succeeds after a reload.
 		return WriteError(c, http.StatusConflict, ie.Code, ie.Message, map[string]any{"field": "If-Match"})
 	}
 	if err != nil {
-		return h.fail(c, err)
+		return h.failManifest(c, err)
 	}
 	out := ApplyResponse{
 		Application: newApplication(res.Application), Revision: res.Revision.Revision,
@@ -118,4 +113,16 @@ func manifestBody(c *fiber.Ctx) (body []byte, format string, ok bool, answered e
 		return nil, "", false, WriteError(c, http.StatusBadRequest, "json_malformed", "the body is not a manifest: "+err.Error(), nil)
 	}
 	return body, "json", true, nil
+}
+
+// failManifest answers err: a *service.ManifestError as 422
+// manifest_validation_failed listing every field error, anything else as
+// fail does.
+func (h *handler) failManifest(c *fiber.Ctx, err error) error {
+	var me *service.ManifestError
+	if errors.As(err, &me) {
+		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
+			map[string]any{"errors": newFieldErrors(me.Errors)})
+	}
+	return h.fail(c, err)
 }

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"errors"
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/app/service"
@@ -33,13 +30,8 @@ func (h *handler) manifestPlan(c *fiber.Ctx) error {
 		return answered
 	}
 	m, warnings, err := service.DecodeManifest(body, format)
-	var me *service.ManifestError
-	if errors.As(err, &me) {
-		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
-			map[string]any{"errors": newFieldErrors(me.Errors)})
-	}
 	if err != nil {
-		return h.fail(c, err)
+		return h.failManifest(c, err)
 	}
 	p, err := service.PlanManifest(c.UserContext(), h.store, callerOf(c).token.TeamID, "", m, warnings)
 	if err != nil {
