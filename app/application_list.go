@@ -72,19 +72,22 @@ func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial
 	if err != nil {
 		return nil, err
 	}
-	who, err := h.people(ctx, teamID)
-	if err != nil {
-		return nil, err
-	}
-	// Three queries whatever the number of applications: environments and
-	// their latest deployments are read for the whole team at once.
+	// A few queries whatever the number of applications: environments and
+	// their latest deployments are read for the whole team at once, and
+	// the members who deployed only when something was deployed.
 	envs, err := h.store.ListTeamEnvironments(ctx, teamID)
 	if err != nil {
 		return nil, err
 	}
-	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID)
+	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID, "")
 	if err != nil {
 		return nil, err
+	}
+	var who people
+	if len(latest) > 0 {
+		if who, err = h.people(ctx, teamID); err != nil {
+			return nil, err
+		}
 	}
 	byApp := map[string][]store.Environment{}
 	for _, e := range envs {

@@ -57,17 +57,19 @@ func (h *handler) appHeader(ctx context.Context, a store.Application, tab string
 	if err != nil {
 		return header, err
 	}
+	// Two queries whatever the number of environments; the header needs
+	// only each one's latest revision, not its deployments' manifests.
+	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, a.TeamID, a.ID)
+	if err != nil {
+		return header, err
+	}
 	for _, e := range envs {
 		if e.Kind != store.KindEnvironment {
 			continue
 		}
 		he := page.HeaderEnvironment{ID: e.ID, Name: e.Name, PromoteOnly: e.PromoteFrom != ""}
-		ds, err := h.store.ListDeployments(ctx, a.TeamID, store.DeploymentFilter{EnvironmentID: e.ID, Limit: 1})
-		if err != nil {
-			return header, err
-		}
-		if len(ds) == 1 {
-			he.Deployed = ds[0].Revision
+		if d, ok := latest[e.ID]; ok {
+			he.Deployed = d.Latest.Revision
 		}
 		he.Pending = a.CurrentRevision > he.Deployed
 		header.Envs = append(header.Envs, he)

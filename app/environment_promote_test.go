@@ -13,8 +13,8 @@ import (
 )
 
 // finishBuild records a succeeded build deployment of env as the worker
-// would: the current revision captured and rendered for it, one image
-// prepared.
+// would: the current revision captured and rendered for it with its spec
+// hash, one image prepared.
 func finishBuild(t *testing.T, st *store.Store, teamID string, env store.Environment) store.Deployment {
 	t.Helper()
 	ctx := context.Background()
@@ -31,13 +31,17 @@ func finishBuild(t *testing.T, st *store.Store, teamID string, env store.Environ
 		t.Fatal(errs)
 	}
 	renderedJSON, _ := json.Marshal(rendered)
+	hash, err := manifest.SpecHash(rendered, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, err := st.CreateDeployment(ctx, teamID, store.DeploymentParams{EnvironmentID: env.ID, Revision: rev.Revision, Origin: store.OriginBuild})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, to := range []store.DeploymentState{store.StateCapturing, store.StatePreparing, store.StateRollingOut, store.StateSucceeded} {
 		if to == store.StatePreparing {
-			if _, err := st.RecordCapture(ctx, teamID, d.ID, store.Capture{Manifest: rev.Manifest, Rendered: renderedJSON, Variables: []byte(`{}`)}); err != nil {
+			if _, err := st.RecordCapture(ctx, teamID, d.ID, store.Capture{Manifest: rev.Manifest, Rendered: renderedJSON, Variables: []byte(`{}`), SpecHash: hash}); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.SetDeploymentSteps(ctx, teamID, d.ID, []byte(`[{"name":"prepare","state":"succeeded","detail":{"web":"example.com/shop:1"}}]`)); err != nil {

@@ -71,14 +71,14 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	v := &visitor{}
 	c.Locals(visitorKey, v)
 	if secret := c.Cookies(sessionCookie); secret != "" {
-		sess, err := h.store.GetSession(ctx, store.HashToken(secret))
+		sess, user, err := h.store.GetSessionUser(ctx, store.HashToken(secret))
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			h.clearCookie(c, sessionCookie)
 		case err != nil:
 			return err
 		default:
-			if err := h.loadMember(c, v, sess); err != nil {
+			if err := h.loadMember(c, v, sess, user); err != nil {
 				return err
 			}
 		}
@@ -92,12 +92,8 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-func (h *handler) loadMember(c *fiber.Ctx, v *visitor, sess store.Session) error {
+func (h *handler) loadMember(c *fiber.Ctx, v *visitor, sess store.Session, user store.User) error {
 	ctx := c.UserContext()
-	user, err := h.store.GetUser(ctx, sess.UserID)
-	if err != nil {
-		return err
-	}
 	teams, err := h.store.ListUserTeams(ctx, sess.UserID)
 	if err != nil {
 		return err

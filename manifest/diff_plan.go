@@ -230,7 +230,11 @@ type Plan struct {
 	Changes      []Change            `json:"changes"`
 	Environments []EnvironmentChange `json:"environments"`
 	Rollouts     []ServiceRollout    `json:"rollouts"`
-	Warnings     Errors              `json:"warnings"`
+	// Hashes is the spec hash deploying the manifest would record in each
+	// environment, with every service's hash and whether it changes
+	// (PlanHashes); the caller sets it, since what runs is its to know.
+	Hashes   []EnvironmentHash `json:"hashes"`
+	Warnings Errors            `json:"warnings"`
 }
 
 // NewPlan compares old (nil for a new application) with new. existing is
@@ -244,6 +248,7 @@ func NewPlan(old, new *Manifest, existing []ExistingEnvironment) Plan {
 		Changes:      Diff(old, new),
 		Environments: EnvironmentsSummary(old, new, existing),
 		Rollouts:     Rollouts(new),
+		Hashes:       []EnvironmentHash{},
 		Warnings:     Errors{},
 	}
 	// Empty lists, not nulls, for JSON readers.
@@ -295,6 +300,10 @@ func FormatPlan(p Plan) string {
 			}
 			fmt.Fprintf(&b, "  %s: %s (%s), monitor %ss\n", r.Service, r.Order, how, r.MonitorSeconds)
 		}
+	}
+	if len(p.Hashes) > 0 {
+		b.WriteString("\nSpec hash:\n")
+		writeHashes(&b, p.Hashes)
 	}
 	if len(p.Warnings) > 0 {
 		b.WriteString("\nWarnings:\n")

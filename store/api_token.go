@@ -20,6 +20,9 @@ type APIToken struct {
 	CreatedBy  string // "" for tokens created by the system or a deleted user
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
+	// CreatorRole is the creator's role in the token's team now, "" when
+	// they are no longer a member; only AuthenticateAPIToken sets it.
+	CreatorRole Role
 }
 
 // APITokenParams are the fields of a new token.
@@ -88,17 +91,24 @@ func (s *Store) RevokeAPIToken(ctx context.Context, teamID, id string, now time.
 }
 
 // AuthenticateAPIToken finds the live token with that hash (not revoked, not
-// expired at now) and records its use. It is keyed by the secret hash, which
-// is what carries the team; an unknown, revoked or expired token is
-// ErrNotFound.
+// expired at now), with its creator's current role in the team, and records
+// its use. It is keyed by the secret hash, which is what carries the team;
+// an unknown, revoked or expired token is ErrNotFound.
 func (s *Store) AuthenticateAPIToken(ctx context.Context, tokenHash []byte, now time.Time) (APIToken, error) {
 	const op = "authenticate api token"
-	t, err := scanAPIToken(s.db.QueryRow(ctx, `
-		SELECT `+apiTokenColumns+` FROM api_tokens
+	var role *string
+	// The role is read in the same query: every API request needs both.
+	t, err := scanAPIToken(withTrailing{s.db.QueryRow(ctx, `
+		SELECT `+apiTokenColumns+`,
+			(SELECT m.role FROM memberships m WHERE m.team_id = api_tokens.team_id AND m.user_id = api_tokens.created_by)
+		FROM api_tokens
 		WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
-		tokenHash, now))
+		tokenHash, now), []any{&role}})
 	if err != nil {
 		return APIToken{}, wrap(op, err)
+	}
+	if role != nil {
+		t.CreatorRole = Role(*role)
 	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= lastUsedGranularity {
 		if _, err := s.db.Exec(ctx, `

@@ -21,10 +21,10 @@ func TestStore_Session(t *testing.T) {
 	if sess.CurrentTeamID != b.a.team.ID || !bytes.Equal(sess.CSRFSecret, csrf) {
 		t.Fatalf("CreateSession = %+v", sess)
 	}
-	got, err := b.st.GetSession(b.ctx, id)
+	got, user, err := b.st.GetSessionUser(b.ctx, id)
 	must(t, err)
-	if got.UserID != b.a.owner.ID {
-		t.Fatalf("GetSession = %+v", got)
+	if got.UserID != b.a.owner.ID || user.ID != b.a.owner.ID || user.Email != b.a.owner.Email {
+		t.Fatalf("GetSessionUser = %+v, %+v", got, user)
 	}
 
 	// A user cannot switch into a team they are not a member of.
@@ -33,7 +33,7 @@ func TestStore_Session(t *testing.T) {
 	must(t, b.st.SetSessionTeam(b.ctx, id, b.b.team.ID))
 	// Leaving the team clears the session's current team, keeps the session.
 	must(t, b.st.RemoveMember(b.ctx, b.b.team.ID, b.a.owner.ID))
-	got, err = b.st.GetSession(b.ctx, id)
+	got, _, err = b.st.GetSessionUser(b.ctx, id)
 	must(t, err)
 	if got.CurrentTeamID != "" {
 		t.Fatalf("current team after leaving = %q, want empty", got.CurrentTeamID)
@@ -53,7 +53,7 @@ func TestStore_Session(t *testing.T) {
 		ID: expiredID, UserID: b.b.owner.ID, CSRFSecret: csrf, ExpiresAt: time.Now().Add(-time.Minute),
 	})
 	must(t, err)
-	_, err = b.st.GetSession(b.ctx, expiredID)
+	_, _, err = b.st.GetSessionUser(b.ctx, expiredID)
 	wantErr(t, err, store.ErrNotFound)
 	wantErr(t, b.st.TouchSession(b.ctx, expiredID, time.Now().Add(hour)), store.ErrNotFound)
 	n, err := b.st.DeleteExpiredSessions(b.ctx, time.Now())
@@ -61,7 +61,7 @@ func TestStore_Session(t *testing.T) {
 	if n < 1 {
 		t.Fatalf("DeleteExpiredSessions = %d, want at least 1", n)
 	}
-	_, err = b.st.GetSession(b.ctx, id)
+	_, _, err = b.st.GetSessionUser(b.ctx, id)
 	must(t, err)
 
 	// Ending every session but one.
@@ -75,7 +75,7 @@ func TestStore_Session(t *testing.T) {
 	}
 	must(t, b.st.DeleteSession(b.ctx, id))
 	must(t, b.st.DeleteSession(b.ctx, id)) // logging out twice is fine
-	_, err = b.st.GetSession(b.ctx, id)
+	_, _, err = b.st.GetSessionUser(b.ctx, id)
 	wantErr(t, err, store.ErrNotFound)
 }
 
@@ -195,7 +195,7 @@ func TestStore_APIToken(t *testing.T) {
 	}
 	auth, err := b.st.AuthenticateAPIToken(b.ctx, hash, now)
 	must(t, err)
-	if auth.ID != tok.ID || auth.TeamID != b.a.team.ID || auth.LastUsedAt == nil {
+	if auth.ID != tok.ID || auth.TeamID != b.a.team.ID || auth.LastUsedAt == nil || auth.CreatorRole != store.RoleOwner {
 		t.Fatalf("AuthenticateAPIToken = %+v", auth)
 	}
 	got, err := b.st.GetAPIToken(b.ctx, b.a.team.ID, tok.ID)

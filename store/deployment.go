@@ -143,9 +143,12 @@ const deploymentColumns = `id, team_id, application_id, environment_id, state, r
 
 func scanDeployment(row pgx.Row) (Deployment, error) {
 	var d Deployment
+	// The jsonb columns scan as plain bytes: Postgres has already checked
+	// them, and scanning into json.RawMessage would have pgx run
+	// json.Unmarshal over whole manifests on every read.
 	err := row.Scan(&d.ID, &d.TeamID, &d.ApplicationID, &d.EnvironmentID, &d.State, &d.Revision,
-		&d.CapturedManifest, &d.RenderedManifest, &d.Variables, &d.SpecHash, &d.Origin, &d.RestoredFrom,
-		&d.PromotedFrom, &d.Actor, &d.ErrorCode, &d.ErrorMessage, &d.Steps,
+		(*[]byte)(&d.CapturedManifest), (*[]byte)(&d.RenderedManifest), (*[]byte)(&d.Variables), &d.SpecHash, &d.Origin, &d.RestoredFrom,
+		&d.PromotedFrom, &d.Actor, &d.ErrorCode, &d.ErrorMessage, (*[]byte)(&d.Steps),
 		&d.CreatedAt, &d.UpdatedAt, &d.StartedAt, &d.FinishedAt)
 	return d, err
 }

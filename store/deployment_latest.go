@@ -10,21 +10,40 @@ import (
 // its newest one, and whether any ever succeeded (a failed attempt after
 // a success left the previous release running).
 type EnvironmentDeployments struct {
+	// Latest is a summary: its manifests, variables and steps are not
+	// read (nil), so a list of many environments stays small.
 	Latest        Deployment
 	EverSucceeded bool
 }
 
+// deploymentSummaryColumns are deploymentColumns without the manifests,
+// variables and steps, for lists that show only a deployment's state.
+// Every column is named, so the list can be selected from a subquery.
+const deploymentSummaryColumns = `id, team_id, application_id, environment_id, state, revision,
+	NULL::jsonb AS captured_manifest, NULL::jsonb AS rendered_manifest, NULL::jsonb AS variables,
+	spec_hash, origin, coalesce(restored_from, '') AS restored_from,
+	coalesce(promoted_from, '') AS promoted_from, actor, error_code, error_message, NULL::jsonb AS steps,
+	created_at, updated_at, started_at, finished_at`
+
 // LatestDeploymentPerEnvironment returns, by environment id and in one
-// query, the newest deployment of every environment of the team that has
-// one; environments never deployed are absent.
-func (s *Store) LatestDeploymentPerEnvironment(ctx context.Context, teamID string) (map[string]EnvironmentDeployments, error) {
+// query, a summary of the newest deployment of every environment of the
+// team (of applicationID's only, unless it is "") that has one;
+// environments never deployed are absent.
+func (s *Store) LatestDeploymentPerEnvironment(ctx context.Context, teamID, applicationID string) (map[string]EnvironmentDeployments, error) {
+	// One index probe per environment (deployments_environment_latest_idx, and
+	// the succeeded index for the EXISTS) rather than sorting the team's
+	// whole deployment history.
 	rows, err := s.db.Query(ctx, `
-		SELECT DISTINCT ON (environment_id) `+deploymentColumns+`,
-			EXISTS (SELECT 1 FROM deployments ok
-				WHERE ok.team_id = d.team_id AND ok.environment_id = d.environment_id AND ok.state = 'succeeded')
-		FROM deployments d
-		WHERE team_id = $1
-		ORDER BY environment_id, created_at DESC, id DESC`, teamID)
+		SELECT d.* FROM environments e
+		CROSS JOIN LATERAL (
+			SELECT `+deploymentSummaryColumns+`,
+				EXISTS (SELECT 1 FROM deployments ok
+					WHERE ok.team_id = $1 AND ok.environment_id = e.id AND ok.state = 'succeeded') AS ever_succeeded
+			FROM deployments
+			WHERE team_id = $1 AND environment_id = e.id
+			ORDER BY created_at DESC, id DESC
+			LIMIT 1) d
+		WHERE e.team_id = $1 AND ($2 = '' OR e.application_id = $2)`, teamID, applicationID)
 	if err != nil {
 		return nil, wrap("latest deployment per environment", err)
 	}

@@ -37,12 +37,22 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	return out, wrap("create session", err)
 }
 
-// GetSession returns the session with that id hash; an expired session is
-// ErrNotFound.
-func (s *Store) GetSession(ctx context.Context, id []byte) (Session, error) {
-	out, err := scanSession(s.db.QueryRow(ctx, `
-		SELECT `+sessionColumns+` FROM sessions WHERE id = $1 AND expires_at > now()`, id))
-	return out, wrap("get session", err)
+// GetSessionUser returns an unexpired session with its user, in one
+// query: the dashboard reads both on every request.
+func (s *Store) GetSessionUser(ctx context.Context, id []byte) (Session, User, error) {
+	var sess Session
+	var u User
+	err := s.db.QueryRow(ctx, `
+		SELECT s.id, s.user_id, coalesce(s.current_team_id, ''), s.csrf_secret, s.expires_at, s.created_at, s.last_seen_at,
+			u.id, u.email, u.name, u.password_hash, u.installation_admin, u.created_at, u.updated_at
+		FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = $1 AND s.expires_at > now()`, id).Scan(
+		&sess.ID, &sess.UserID, &sess.CurrentTeamID, &sess.CSRFSecret, &sess.ExpiresAt, &sess.CreatedAt, &sess.LastSeenAt,
+		&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.InstallationAdmin, &u.CreatedAt, &u.UpdatedAt)
+	if err != nil {
+		return Session{}, User{}, wrap("get session user", err)
+	}
+	return sess, u, nil
 }
 
 // TouchSession records activity and slides the expiry to expiresAt.

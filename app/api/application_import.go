@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -113,15 +112,10 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 		return c.JSON(res)
 	}
 	saved, err := service.ApplyManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, out, service.ApplyOptions{Format: format, AllowFileURLs: h.fileURLs})
-	var me *service.ManifestError
-	if errors.As(err, &me) {
+	if err != nil {
 		// The importer validated the manifest already; a failure here is a
 		// save-time rule (like a name taken), reported like /apply does.
-		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
-			map[string]any{"errors": newFieldErrors(me.Errors)})
-	}
-	if err != nil {
-		return h.fail(c, err)
+		return h.failManifest(c, err)
 	}
 	res.Applied = &ImportApplied{
 		Application: newApplication(saved.Application), Revision: saved.Revision.Revision,

@@ -38,6 +38,7 @@ var ErrRuntimeUnavailable = errors.New("docker_unavailable")
 func (h *handler) registerDeploy(r fiber.Router) {
 	read, write, deploy := h.requireScope(auth.AppsRead), h.requireScope(auth.AppsWrite), h.requireScope(auth.AppsDeploy)
 	r.Post("/applications/apply", write, h.manifestApply)
+	r.Post("/applications/plan", read, h.manifestPlan)
 	r.Get("/applications/:app/manifest", read, h.manifestShow)
 	r.Get("/applications/:app/revisions", read, h.revisionList)
 	r.Get("/applications/:app/environments", read, h.environmentList)

@@ -14,7 +14,8 @@ import (
 )
 
 // deployed records a succeeded deployment of the application's environment
-// that ran doc, as the worker would.
+// that ran doc (which uses no variables), with its spec hash, as the worker
+// would.
 func (b *deployBundle) deployed(t *testing.T, appName, envName, doc string) {
 	t.Helper()
 	ctx := context.Background()
@@ -23,6 +24,10 @@ func (b *deployBundle) deployed(t *testing.T, appName, envName, doc string) {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := manifest.SpecHash(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +44,7 @@ func (b *deployBundle) deployed(t *testing.T, appName, envName, doc string) {
 		t.Fatal(err)
 	}
 	advance(t, b.st, b.team.ID, d.ID, store.StateCapturing)
-	if _, err := b.st.RecordCapture(ctx, b.team.ID, d.ID, store.Capture{Manifest: raw, Rendered: raw, Variables: json.RawMessage(`{}`)}); err != nil {
+	if _, err := b.st.RecordCapture(ctx, b.team.ID, d.ID, store.Capture{Manifest: raw, Rendered: raw, Variables: json.RawMessage(`{}`), SpecHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 	advance(t, b.st, b.team.ID, d.ID, store.StatePreparing, store.StateRollingOut, store.StateSucceeded)

@@ -34,30 +34,11 @@ type ApplyResponse struct {
 // the next revision of the application it names, and deploys it with
 // ?deploy=true. If-Match carries the revision the author edited.
 func (h *handler) manifestApply(c *fiber.Ctx) error {
-	body := c.Body()
-	if len(body) > ManifestBodyLimit {
-		return WriteError(c, http.StatusRequestEntityTooLarge, "manifest_too_large",
-			fmt.Sprintf("the manifest is %d bytes; the limit is %d (256 KiB)", len(body), ManifestBodyLimit),
-			map[string]any{"limit": ManifestBodyLimit, "size": len(body)})
+	body, format, ok, answered := manifestBody(c)
+	if !ok {
+		return answered
 	}
-	opts := service.ApplyOptions{Format: "toml", Deploy: c.QueryBool("deploy"), AllowFileURLs: h.fileURLs}
-	if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEApplicationJSON) {
-		opts.Format = "json"
-		// The spec: a JSON body that does not decode (bad syntax, unknown
-		// field, wrong type) is json_malformed, not field errors; only a
-		// decoded manifest that fails validation is 422.
-		if !json.Valid(body) {
-			var v any
-			bad := decode(body, &v)
-			if bad == nil {
-				bad = &badBody{"json_malformed", "the body is not valid JSON", nil}
-			}
-			return bad.write(c)
-		}
-		if _, err := manifest.Decode(body, "json"); err != nil {
-			return WriteError(c, http.StatusBadRequest, "json_malformed", "the body is not a manifest: "+err.Error(), nil)
-		}
-	}
+	opts := service.ApplyOptions{Format: format, Deploy: c.QueryBool("deploy"), AllowFileURLs: h.fileURLs}
 	if m := strings.Trim(strings.TrimSpace(c.Get(fiber.HeaderIfMatch)), `"`); m != "" {
 		rev, err := strconv.ParseInt(m, 10, 64)
 		if err != nil || rev < 0 {
@@ -67,18 +48,13 @@ func (h *handler) manifestApply(c *fiber.Ctx) error {
 		opts.ExpectedRevision = &rev
 	}
 	res, err := service.ApplyManifest(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, body, opts)
-	var me *service.ManifestError
-	if errors.As(err, &me) {
-		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
-			map[string]any{"errors": newFieldErrors(me.Errors)})
-	}
 	var ie *service.InputError
 	if errors.As(err, &ie) && ie.Code == "generation_conflict" {
 		// A conflict, not bad input: the same manifest succeeds after a reload.
 		return WriteError(c, http.StatusConflict, ie.Code, ie.Message, map[string]any{"field": "If-Match"})
 	}
 	if err != nil {
-		return h.fail(c, err)
+		return h.failManifest(c, err)
 	}
 	out := ApplyResponse{
 		Application: newApplication(res.Application), Revision: res.Revision.Revision,
@@ -107,4 +83,46 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// manifestBody reads a submitted manifest: TOML, or JSON when the body
+// says so. A body too large or not JSON when it says so is answered here
+// (ok false, answered what to return).
+func manifestBody(c *fiber.Ctx) (body []byte, format string, ok bool, answered error) {
+	body = c.Body()
+	if len(body) > ManifestBodyLimit {
+		return nil, "", false, WriteError(c, http.StatusRequestEntityTooLarge, "manifest_too_large",
+			fmt.Sprintf("the manifest is %d bytes; the limit is %d (256 KiB)", len(body), ManifestBodyLimit),
+			map[string]any{"limit": ManifestBodyLimit, "size": len(body)})
+	}
+	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEApplicationJSON) {
+		return body, "toml", true, nil
+	}
+	// The spec: a JSON body that does not decode (bad syntax, unknown
+	// field, wrong type) is json_malformed, not field errors; only a
+	// decoded manifest that fails validation is 422.
+	if !json.Valid(body) {
+		var v any
+		bad := decode(body, &v)
+		if bad == nil {
+			bad = &badBody{"json_malformed", "the body is not valid JSON", nil}
+		}
+		return nil, "", false, bad.write(c)
+	}
+	if _, err := manifest.Decode(body, "json"); err != nil {
+		return nil, "", false, WriteError(c, http.StatusBadRequest, "json_malformed", "the body is not a manifest: "+err.Error(), nil)
+	}
+	return body, "json", true, nil
+}
+
+// failManifest answers err: a *service.ManifestError as 422
+// manifest_validation_failed listing every field error, anything else as
+// fail does.
+func (h *handler) failManifest(c *fiber.Ctx, err error) error {
+	var me *service.ManifestError
+	if errors.As(err, &me) {
+		return WriteError(c, http.StatusUnprocessableEntity, "manifest_validation_failed", me.Error(),
+			map[string]any{"errors": newFieldErrors(me.Errors)})
+	}
+	return h.fail(c, err)
 }

@@ -81,6 +81,8 @@ var routeTable = []Route{
 	{Method: http.MethodPost, Path: "/applications/apply", Summary: "Save a manifest as the next revision (TOML or JSON)", Scope: auth.AppsWrite,
 		Request: manifest.Manifest{}, RawRequest: []string{"application/toml"}, Status: http.StatusOK, Response: ApplyResponse{},
 		Query: []QueryParam{deployQuery}, IfMatch: true},
+	{Method: http.MethodPost, Path: "/applications/plan", Summary: "Plan saving a manifest (TOML or JSON): the diff, environments, rollouts and the spec hash each environment would get; changes nothing", Scope: auth.AppsRead,
+		Request: manifest.Manifest{}, RawRequest: []string{"application/toml"}, Status: http.StatusOK, Response: PlanResponse{}},
 	{Method: http.MethodGet, Path: "/applications/:app/manifest", Summary: "The saved manifest", Scope: auth.AppsRead, Status: http.StatusOK, Response: Revision{},
 		Query: []QueryParam{{"revision", "integer", "This revision instead of the current one."}}},
 	{Method: http.MethodGet, Path: "/applications/:app/revisions", Summary: "Saved manifest revisions, newest first", Scope: auth.AppsRead, Status: http.StatusOK, Response: RevisionList{}},

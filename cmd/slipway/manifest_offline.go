@@ -323,7 +323,10 @@ func newAppPlanCommand() *cobra.Command {
 		Long: `Compare a manifest with an older one (without --against, with nothing: a new
 application) and list the changed fields, with environment values, commands
 and file contents redacted; how the declared environments would converge;
-each service's rollout order and monitor window; and warnings, including
+each service's rollout order and monitor window; the spec hash a deployment
+to each environment would record, with each service's hash marked against
+the --against manifest's (+ added, ~ changed, = unchanged, - removed,
+? known only when deploying); and warnings, including
 those only an environment's own variables (or, for previews, those of
 [spec.previews]) raise. Whether an environment is granted telemetry is
 known to the server only: a manifest with a receives_telemetry service
@@ -358,6 +361,7 @@ slipway app apply reports telemetry_not_granted per environment.`,
 				}
 			}
 			plan := manifest.NewPlan(prev, next, nil)
+			plan.Hashes = manifest.PlanHashes(next, offlineHashTargets(prev, next))
 			plan.Warnings = append(plan.Warnings, offlinePlanWarnings(next)...)
 			if format == "json" {
 				enc := json.NewEncoder(cmd.OutOrStdout())

@@ -53,3 +53,27 @@ func offlineRenderedWarnings(m *manifest.Manifest, env, preview string) manifest
 	}
 	return manifest.RenderedWarnings(m, rendered, rc)
 }
+
+// offlineHashTargets are the environments next declares, each rendered as
+// a plan renders it, with prev (the --against manifest, nil for none)
+// rendered the same way standing for what runs there.
+func offlineHashTargets(prev, next *manifest.Manifest) []manifest.HashTarget {
+	var out []manifest.HashTarget
+	for _, e := range manifest.ExistingEnvironments(next) {
+		rc, err := renderContext(next, e.Name, "", nil)
+		if err != nil {
+			continue
+		}
+		t := manifest.HashTarget{Environment: e.Name, Context: rc}
+		if prev != nil {
+			if prc, err := renderContext(prev, e.Name, "", nil); err == nil {
+				if rendered, errs := manifest.Render(prev, prc); len(errs) == 0 {
+					t.Deployed = rendered
+					t.DeployedSpecHash, _ = manifest.SpecHash(rendered, nil)
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}

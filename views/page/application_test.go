@@ -45,10 +45,21 @@ func TestApplicationPages_Golden(t *testing.T) {
 		Errors:  []partial.ManifestErrorView{{Line: 3, Column: 1, Path: "replicaz", Code: "unknown_field", Message: "unknown field `replicaz`"}},
 		CanSave: true, CanDeploy: true,
 	}
+	planned := editor
+	planned.Errors = nil
+	planned.Plan = &partial.PlanView{Text: "Changes:\n  ~ services.web.replicas: 2 -> 3\n", Against: 2, Hashes: []partial.PlanHashView{{
+		Environment: "production", SpecHash: "5eca1f00aa11bb22cc33dd44ee55ff6600112233445566778899aabbccddeeff",
+		Deployed: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Changed: true,
+		Services: []partial.PlanServiceHashView{
+			{Name: "web", Hash: "aaaaaaaaaaaa1111", Deployed: "bbbbbbbbbbbb2222", Change: "changed"},
+			{Name: "worker", Hash: "cccccccccccc3333", Deployed: "cccccccccccc3333", Change: "unchanged"},
+		},
+	}, {Environment: "staging", Unknown: "it uses deployment.id or an unpinned git.sha, known only when deploying"}}}
 	tests := []struct {
 		name string
 		c    templ.Component
 	}{
+		{"application_manifest_plan", ApplicationManifest(withTab(header, "manifest"), ManifestView{Editor: planned})},
 		{"application_overview", ApplicationOverview(withTab(header, "overview"), overview)},
 		{"deployment_detail", DeploymentDetail(withTab(header, "deployments"), withLogs(running))},
 		{"application_manifest", ApplicationManifest(withTab(header, "manifest"), ManifestView{Editor: editor,
