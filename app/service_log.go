@@ -4,43 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/manifest"
 	"github.com/slipwayhq/slipway/store"
 )
 
-// ServiceLogReader reads what a service of an environment wrote, from
-// Docker. It is read-only and addressed by the environment id and the
-// manifest's service name, which handlers resolve from the store: a
-// visitor never names a Docker object. It hands lines to emit merged
-// across replicas in time order: the tail in one call, then (Follow) each
-// batch of new lines until ctx ends.
-type ServiceLogReader interface {
-	ServiceLogs(ctx context.Context, envID, service string, opts LogOptions, emit func([]LogLine) error) error
-}
+// The log reader and its types live in the api package, which serves
+// the same logs to tokens.
+type (
+	ServiceLogReader = api.ServiceLogReader
+	LogOptions       = api.LogOptions
+	LogLine          = api.LogLine
+)
 
-// LogOptions selects what a ServiceLogReader reads.
-type LogOptions struct {
-	Follow bool
-	Tail   int       // the last lines only; 0 reads everything
-	Since  time.Time // only lines written after it; zero: no bound
-}
-
-// LogLine is one line of a service's output.
-type LogLine struct {
-	Time   time.Time
-	Task   string // the replica, "web.2"
-	Node   string // the node's hostname
-	Stderr bool
-	Text   string
-}
-
-// ErrServiceNotRunning is what a ServiceLogReader wraps when Docker has no
-// such service for the environment (never deployed, or stopped).
-var ErrServiceNotRunning = errors.New("service_not_running")
+// ErrServiceNotRunning is api.ErrServiceNotRunning.
+var ErrServiceNotRunning = api.ErrServiceNotRunning
 
 // serviceTarget is a service whose logs a visitor asked for, checked
 // against the team's store.
