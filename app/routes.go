@@ -27,7 +27,7 @@ func (h *handler) routes(f *fiber.App, cfg Config) {
 	if cfg.Metrics != nil {
 		f.Get("/metrics", adaptor.HTTPHandler(cfg.Metrics))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications, Logs: cfg.Logs})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -29,7 +28,7 @@ func (h *handler) serviceLogShow(c *fiber.Ctx) error {
 	url := serviceLogsURL(a.ID, target.env.Name, target.service)
 	v := partial.ServiceLogsView{
 		URL: url, StreamURL: url + "/stream", DownloadURL: url + "/download", Environment: target.env.Name, Service: target.service,
-		Tail: logTail(c.Query("tail")),
+		Tail: api.LogTail(c.Query("tail")),
 	}
 	if c.Query("restarted") == "1" {
 		v.Notice = "Restart requested: Swarm replaces the replicas of " + target.service + " one at a time; the new ones' output appears below."
@@ -64,15 +63,6 @@ func logLineViews(lines []LogLine) []partial.LogLineView {
 const logTimeLayout = "2006-01-02T15:04:05.000000000Z"
 
 func logTime(t time.Time) string { return t.UTC().Format(logTimeLayout) }
-
-// logTail is the tail query parameter within 1..5000, 500 by default.
-func logTail(q string) int {
-	n, err := strconv.Atoi(q)
-	if err != nil || n <= 0 {
-		return 500
-	}
-	return min(n, 5000)
-}
 
 // readLogs reads target's logs within timeout (none when 0).
 func (h *handler) readLogs(ctx context.Context, target serviceTarget, opts LogOptions, timeout time.Duration, emit func([]LogLine) error) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
@@ -53,41 +54,14 @@ func (h *handler) serviceLogStream(c *fiber.Ctx) error {
 	log, path := h.log, c.Path()
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer cancel()
-		batches := make(chan []LogLine, 16)
-		done := make(chan error, 1)
-		go func() {
-			done <- h.readLogs(ctx, target, LogOptions{Follow: true, Since: since}, 0, func(b []LogLine) error {
-				select {
-				case batches <- b:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			})
-		}()
-		ping := time.NewTicker(logStreamPing)
-		defer ping.Stop()
 		if writeSSE(w, "retry: 3000\n: following "+target.service+"\n\n") != nil {
 			return
 		}
-		for {
-			var err error
-			select {
-			case b := <-batches:
-				err = writeSSE(w, logEvent(ctx, b))
-			case <-ping.C:
-				err = writeSSE(w, ": ping\n\n")
-			case err := <-done:
-				if err != nil && ctx.Err() == nil {
-					log.WarnContext(ctx, "service log stream", "path", path, "err", err)
-				}
-				return
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return // the visitor left
-			}
+		err := api.FollowLogs(ctx, w, func(ctx context.Context, emit func([]LogLine) error) error {
+			return h.readLogs(ctx, target, LogOptions{Follow: true, Since: since}, 0, emit)
+		}, func(b []LogLine) string { return logEvent(ctx, b) }, ": ping\n\n", logStreamPing)
+		if err != nil {
+			log.WarnContext(ctx, "service log stream", "path", path, "err", err)
 		}
 	})
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -16,7 +17,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/slipwayhq/slipway/app"
+	"github.com/slipwayhq/slipway/app/api"
 	"github.com/slipwayhq/slipway/app/auth"
+	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/manifest"
 	rswarm "github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
@@ -201,6 +204,88 @@ func TestServiceLogs_RealSwarm(t *testing.T) {
 			t.Fatalf("first line %q is not a timestamped, labelled line of output", line)
 		}
 	})
+	t.Run("the API reads the same logs, a line per task with its time", func(t *testing.T) {
+		ctx := context.Background()
+		d := ds[0]
+		for _, to := range []store.DeploymentState{store.StatePreparing, store.StateRollingOut, store.StateSucceeded} {
+			if d, err = b.store.TransitionDeployment(ctx, owner.team.ID, d.ID, []store.DeploymentState{d.State}, to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		base := b.listen(t)
+		path := "/api/v1/applications/" + appID + "/environments/production/services/talker/logs"
+		// A viewer's token has logs:read.
+		viewer := b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer)
+		token := apiToken(t, b, owner.team.ID, viewer, auth.LogsRead)
+		status, body := apiGet(t, base+path+"?tail=50", token)
+		var list api.ServiceLogList
+		if err := json.Unmarshal([]byte(body), &list); status != http.StatusOK || err != nil || len(list.Lines) == 0 {
+			t.Fatalf("GET %s: %d %v\n%s", path, status, err, body)
+		}
+		l := list.Lines[len(list.Lines)-1]
+		if l.Text != "hello from talker" || l.Task != "talker.1" || l.Stream != "stdout" || time.Since(l.Time) > 10*time.Minute || l.Node == "" {
+			t.Fatalf("last line %+v: want talker.1's output with its time and node", l)
+		}
+		// follow=true streams NDJSON: the tail first, then new lines.
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(rctx, http.MethodGet, base+path+"?follow=true&tail=1", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if ct := res.Header.Get("Content-Type"); res.StatusCode != http.StatusOK || ct != "application/x-ndjson" {
+			t.Fatalf("follow: status %d, Content-Type %q", res.StatusCode, ct)
+		}
+		sc := bufio.NewScanner(res.Body)
+		var first api.ServiceLogLine
+		if !sc.Scan() || json.Unmarshal(sc.Bytes(), &first) != nil || first.Text != "hello from talker" {
+			t.Fatalf("first streamed line %q (%v)", sc.Text(), sc.Err())
+		}
+		// A restart starts a new task, which writes its line again.
+		if err := driver.RestartService(rctx, rswarm.EnvRef{ID: d.EnvironmentID, ShortID: store.ShortID(d.EnvironmentID)}, "talker"); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() {
+			var next api.ServiceLogLine
+			if len(strings.TrimSpace(sc.Text())) == 0 {
+				continue
+			}
+			if err := json.Unmarshal(sc.Bytes(), &next); err != nil {
+				t.Fatalf("streamed line %q: %v", sc.Text(), err)
+			}
+			if next.Time.After(first.Time) && next.Text == "hello from talker" {
+				break
+			}
+		}
+		if sc.Err() != nil {
+			t.Fatalf("the stream brought no new line after the restart: %v", sc.Err())
+		}
+		for _, tc := range []struct {
+			path, query string
+			status      int
+			code        string
+		}{
+			{"/api/v1/applications/" + appID + "/environments/production/services/missing/logs", "", http.StatusNotFound, "service_not_found"},
+			{"/api/v1/applications/" + appID + "/environments/staging/services/talker/logs", "", http.StatusNotFound, "environment_not_found"},
+			{path, "?since=yesterday", http.StatusUnprocessableEntity, "since_invalid"},
+		} {
+			status, body := apiGet(t, base+tc.path+tc.query, token)
+			if status != tc.status || !strings.Contains(body, `"code":"`+tc.code+`"`) {
+				t.Errorf("GET %s%s: %d %s, want %d %s", tc.path, tc.query, status, body, tc.status, tc.code)
+			}
+		}
+		// Another team's token reads nothing, by id or by name.
+		other := b.signup(t, "rival-api@example.com", "Rival API")
+		rival := apiToken(t, b, other.team.ID, other.user, auth.LogsRead)
+		for _, p := range []string{path, strings.Replace(path, appID, "talk", 1)} {
+			if status, body := apiGet(t, base+p, rival); status != http.StatusNotFound || strings.Contains(body, "hello") {
+				t.Errorf("another team's GET %s: %d %s", p, status, body)
+			}
+		}
+	})
 	t.Run("names are checked against the team's store", func(t *testing.T) {
 		base := "/applications/" + appID + "/environments/"
 		for _, path := range []string{
@@ -250,4 +335,29 @@ func readEvent(t *testing.T, r *bufio.Reader, name string) sseEvent {
 			ev.data += strings.TrimPrefix(line, "data: ")
 		}
 	}
+}
+
+// apiToken is an API token of user in team with scopes.
+func apiToken(t *testing.T, b *testBundle, teamID string, user store.User, scopes ...auth.Scope) string {
+	t.Helper()
+	_, secret, err := service.CreateToken(context.Background(), b.store, service.Actor{TeamID: teamID, UserID: user.ID, Scopes: auth.AllScopes},
+		service.TokenRequest{Name: "logs", Scopes: auth.Strings(scopes)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// apiGet GETs url with token, returning the status and body.
+func apiGet(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
 }

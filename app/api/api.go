@@ -42,6 +42,9 @@ type Config struct {
 	// Notifications is the team's notification destinations; nil
 	// answers their routes with notifications_unavailable.
 	Notifications *notify.Service
+	// Logs reads services' output from Docker; nil answers the logs route
+	// with docker_unavailable.
+	Logs ServiceLogReader
 }
 
 type handler struct {
@@ -54,11 +57,12 @@ type handler struct {
 	previews *service.Previews
 	fileURLs bool
 	notify   *notify.Service
+	logs     ServiceLogReader
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, notify: cfg.Notifications}
+	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, notify: cfg.Notifications, logs: cfg.Logs}
 	// The API description is public, so it is mounted before authentication.
 	r.Get("/openapi.json", openAPIShow)
 	r.Use(h.authenticate)
@@ -91,6 +95,7 @@ func Register(r fiber.Router, cfg Config) {
 	h.registerDayTwo(r)
 	h.registerNotifications(r)
 	h.registerMetrics(r)
+	h.registerServiceLogs(r)
 	// Unknown API paths answer in JSON rather than falling through to the
 	// dashboard's HTML.
 	r.Use(func(c *fiber.Ctx) error {

@@ -168,6 +168,8 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/notifications/destinations/:destination/deliveries", Summary: "A destination's latest deliveries and their status", Scope: auth.AppsRead, Status: http.StatusOK, Response: NotificationDeliveryList{}},
 	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/metrics", Summary: "An environment's usage series: CPU, memory, network and restarts per service; requests, errors and p95 latency per route", Scope: auth.AppsRead, Status: http.StatusOK, Response: MetricsResponse{},
 		Query: []QueryParam{{Name: "range", Type: "string", Description: "1h (default), 6h, 24h or 7d"}}},
+	{Method: http.MethodGet, Path: "/applications/:app/environments/:env/services/:service/logs", Summary: "A running service's output, merged across replicas in time order, each line naming its task; follow=true streams NDJSON", Scope: auth.LogsRead, Status: http.StatusOK, Response: ServiceLogList{},
+		Query: serviceLogsQuery},
 	{Method: http.MethodGet, Path: "/applications/:app/secrets", Summary: "List secrets (names, never values)", Scope: auth.AppsRead, Status: http.StatusOK, Response: SecretList{}},
 	{Method: http.MethodPut, Path: "/applications/:app/secrets/:name", Summary: "Set a secret", Scope: auth.SecretsWrite, Request: SecretSetRequest{}, Status: http.StatusOK, Response: Secret{}},
 	{Method: http.MethodDelete, Path: "/applications/:app/secrets/:name", Summary: "Delete a secret", Scope: auth.SecretsWrite, Status: http.StatusNoContent},

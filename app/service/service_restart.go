@@ -114,6 +114,17 @@ func replicasVariable(r *manifest.Int) (string, bool) {
 	return name, true
 }
 
+// RunningService is the environment envName of the application, which
+// must run service (its latest successful deployment declares it):
+// service_not_found otherwise. The logs route reads through it.
+func RunningService(ctx context.Context, st *store.Store, a Actor, appID, envName, service string) (store.Environment, error) {
+	env, err := EnvironmentByName(ctx, st, a.TeamID, appID, envName)
+	if err != nil {
+		return store.Environment{}, err
+	}
+	return env, requireRunningService(ctx, st, env, service)
+}
+
 // requireRunningService checks that the environment runs the service: its
 // running deployment's (else its latest deployment's) rendered manifest
 // declares it.

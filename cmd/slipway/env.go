@@ -21,7 +21,7 @@ func newEnvCommand() *cobra.Command {
 	cmd.AddCommand(newEnvBranchCommand())
 	cmd.AddCommand(newEnvSyncCommand())
 	cmd.AddCommand(newEnvDeleteCommand())
-	cmd.AddCommand(newEnvRestartCommand(), newEnvScaleCommand()) // env_service.go
+	cmd.AddCommand(newEnvRestartCommand(), newEnvScaleCommand(), newEnvLogsCommand()) // env_service.go, env_logs.go
 	cmd.AddCommand(newEnvCreateCommand(), newEnvRenameCommand())
 	cmd.AddCommand(newEnvVisibilityCommand(), newEnvRollbackCommand(), newEnvTelemetryCommand())
 	addPromotionCommands(cmd)

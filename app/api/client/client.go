@@ -103,11 +103,7 @@ func (c *Client) roundTrip(req *http.Request, out any) error {
 		return fmt.Errorf("%s %s: read: %w", method, path, err)
 	}
 	if res.StatusCode >= 300 {
-		var body api.Error
-		if json.Unmarshal(raw, &body) != nil || body.Code == "" {
-			body.Code, body.Message = "http_error", strings.TrimSpace(string(raw))
-		}
-		return &Error{Status: res.StatusCode, Code: body.Code, Message: body.Message, Details: body.Details}
+		return responseError(res.StatusCode, raw)
 	}
 	if out == nil || len(raw) == 0 {
 		return nil
@@ -116,6 +112,15 @@ func (c *Client) roundTrip(req *http.Request, out any) error {
 		return fmt.Errorf("%s %s: decode response: %w", method, path, err)
 	}
 	return nil
+}
+
+// responseError is the *Error of a non-2xx answer with body raw.
+func responseError(status int, raw []byte) *Error {
+	var body api.Error
+	if json.Unmarshal(raw, &body) != nil || body.Code == "" {
+		body.Code, body.Message = "http_error", strings.TrimSpace(string(raw))
+	}
+	return &Error{Status: status, Code: body.Code, Message: body.Message, Details: body.Details}
 }
 
 // Me says who the token acts for.
