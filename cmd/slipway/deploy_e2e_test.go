@@ -190,6 +190,36 @@ retries = 5
 	if err != nil || !strings.Contains(text, "2/2") || !strings.Contains(text, "healthy") {
 		t.Fatalf("app status text: %v", err)
 	}
+	// The service's output through the API: each line labelled with its
+	// time and task, both replicas merged.
+	logs, err := cli("env", "logs", name, "production", "web", "--tail", "20")
+	lineRE := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z web\.([12]) listening on 8080$`)
+	if m := lineRE.FindAllStringSubmatch(logs, -1); err != nil || len(m) != 2 || m[0][1] == m[1][1] {
+		t.Fatalf("env logs: %v, want web.1's and web.2's startup line:\n%s", err, logs)
+	}
+	// --follow prints the tail, then keeps the stream open until stopped.
+	follow := exec.Command(bin, "env", "logs", name, "production", "web", "--follow", "--tail", "1", "--since", "1h")
+	follow.Env = cliEnv
+	followOut, err := follow.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(followOut).ReadString('\n')
+	followExited := make(chan error, 1)
+	go func() { followExited <- follow.Wait() }()
+	select {
+	case err := <-followExited:
+		t.Fatalf("env logs --follow ended by itself (%v) after %q", err, first)
+	case <-time.After(500 * time.Millisecond): // it keeps following
+	}
+	_ = follow.Process.Kill()
+	<-followExited
+	if err != nil || !lineRE.MatchString(strings.TrimSuffix(first, "\n")) {
+		t.Fatalf("env logs --follow: first line %q (%v)", first, err)
+	}
 	// deploying again through env deploy also waits to success.
 	if out, err := cli("env", "deploy", name, "production", "--wait", "--timeout", "4m"); err != nil || !strings.Contains(out, "succeeded") {
 		t.Fatalf("env deploy --wait: %v", err)
