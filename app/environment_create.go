@@ -22,7 +22,7 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	env, err := service.CreateEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, c.FormValue("name"), service.CreateOptions{Branch: c.FormValue("branch")})
+	env, err := service.CreateEnvironment(c.UserContext(), h.store, visitorOf(c).actor(), a.ID, c.FormValue("name"), service.CreateOptions{Branch: c.FormValue("branch"), Hostname: c.FormValue("hostname")})
 	if msg, ok := editErrorMessage(err); ok {
 		return h.showEnvironments(c, a, header, map[string]string{"create": msg}, "", 0)
 	}
@@ -37,6 +37,16 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	}
 	if err != nil {
 		return err
+	}
+	own, err := service.GiveOwnHostnames(c.UserContext(), h.store, visitorOf(c).actor(), h.enqueue, a.ID, env.Name, c.FormValue("hostname"))
+	if errMsg, ok := editErrorMessage(err); ok {
+		return h.showEnvironments(c, a, header, map[string]string{"create": "Environment " + env.Name + " created, but it got no hostname of its own: " + errMsg}, "", 0)
+	}
+	if err != nil {
+		return err
+	}
+	for _, o := range own {
+		set = append(set, "hostname "+o.Hostname+" (vars."+o.Variable+"; the others keep "+o.Shared+")")
 	}
 	if len(set) > 0 {
 		msg = "Environment " + env.Name + " created with its own " + strings.Join(set, ", ") + " (a new manifest revision); nothing runs in it yet: deploy it to start its services."

@@ -40,6 +40,7 @@ func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[st
 	}
 	uses := manifest.VariableUses(m)
 	t.Create.HostVariables = hostVariables(uses)
+	t.Create.LiteralHostnames = service.LiteralHostnames(m)
 	t.Scopes = append(t.Scopes, page.VariableScope{Key: "", Label: "Defaults", Hint: "Used by every environment and preview that sets no value of its own.", Rows: variableRows(m.Spec.Variables, uses)})
 	for _, e := range envs {
 		t.Scopes = append(t.Scopes, page.VariableScope{Key: "env:" + e.Name, Label: e.Name, Rows: variableRows(m.Spec.Environments[e.Name].Variables, uses)})

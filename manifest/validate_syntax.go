@@ -352,6 +352,11 @@ func NormalizeHostname(h string) string {
 	return strings.ToLower(strings.TrimSuffix(h, "."))
 }
 
+// CheckHostname checks a route hostname as validation does, after
+// normalizing it; it returns the code and message of the problem, or
+// empty strings.
+func CheckHostname(h string) (code, msg string) { return checkHostname(NormalizeHostname(h)) }
+
 // checkHostname checks a normalized route hostname. It returns the code and
 // message of the problem, or empty strings.
 func checkHostname(h string) (code, msg string) {

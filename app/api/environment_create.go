@@ -18,9 +18,22 @@ func (h *handler) registerEnvironmentCreate(r fiber.Router) {
 // EnvironmentCreateRequest is POST /applications/{app}/environments: an
 // environment the manifest does not declare. Branch is the branch a
 // repository-backed environment follows ("" follows spec.manifest's).
+// Hostname is the environment's own hostname for the manifest's one
+// route with a literal hostname; "" derives one (notes.example.com:
+// notes-NAME.example.com) for each such route.
 type EnvironmentCreateRequest struct {
-	Name   string `json:"name"`
-	Branch string `json:"branch,omitempty"`
+	Name     string `json:"name"`
+	Branch   string `json:"branch,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+}
+
+// EnvironmentCreated answers a create: the environment and, when the
+// manifest's routes named literal hostnames (which every environment
+// would render alike), the hostnames it got of its own, each through a
+// variable whose default keeps the other environments' hostname.
+type EnvironmentCreated struct {
+	Environment
+	Hostnames []service.OwnHostname `json:"hostnames"`
 }
 
 // EnvironmentRenameRequest is POST .../environments/{env}/rename.
@@ -49,11 +62,15 @@ func (h *handler) environmentCreate(c *fiber.Ctx) error {
 	if bad := decode(c.Body(), &req); bad != nil {
 		return bad.write(c)
 	}
-	env, err := service.CreateEnvironment(c.UserContext(), h.store, callerOf(c).actor(), a.ID, req.Name, service.CreateOptions{Branch: req.Branch})
+	env, err := service.CreateEnvironment(c.UserContext(), h.store, callerOf(c).actor(), a.ID, req.Name, service.CreateOptions{Branch: req.Branch, Hostname: req.Hostname})
 	if err != nil {
 		return h.fail(c, err)
 	}
-	return c.Status(http.StatusCreated).JSON(newEnvironment(env))
+	own, err := service.GiveOwnHostnames(c.UserContext(), h.store, callerOf(c).actor(), h.enqueue, a.ID, env.Name, req.Hostname)
+	if err != nil {
+		return h.failEdit(c, err)
+	}
+	return c.Status(http.StatusCreated).JSON(EnvironmentCreated{Environment: newEnvironment(env), Hostnames: append([]service.OwnHostname{}, own...)})
 }
 
 // environmentRename renames an undeclared environment; nothing is

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +50,33 @@ func TestEnvironmentCreateAndRename(t *testing.T) {
 	}
 	if !names["testing"] || names["qa"] {
 		t.Fatalf("environments after rename: %s", r.raw)
+	}
+}
+
+// TestEnvironmentCreate_OwnHostname: a route with a literal hostname
+// would serve the same name in every environment; the created one gets
+// its own (the one asked for) and says so, production keeps the literal.
+func TestEnvironmentCreate_OwnHostname(t *testing.T) {
+	t.Parallel()
+	b := setupDeploy(t)
+	doc := "# Notes.\napi_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n[metadata]\nname = \"notes\"\n\n[[spec.services]]\nname = \"web\"\n[spec.services.source]\ntype = \"image\"\nimage = \"example.com/notes:1\"\n\n[[spec.routes]]\nhostname = \"notes-own.example.com\"\nservice = \"web\"\nport = 8080\n"
+	want(t, b.apply(t, doc, ""), http.StatusCreated, "")
+	const envs = "/api/v1/applications/notes/environments"
+	r := b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"qa","hostname":"a b"}`))
+	want(t, r, http.StatusUnprocessableEntity, "hostname_invalid")
+	r = b.do(t, b.owner, http.MethodPost, envs, "application/json", []byte(`{"name":"demo","hostname":"demo-notes.example.com"}`))
+	want(t, r, http.StatusCreated, "")
+	hosts, _ := r.body["hostnames"].([]any)
+	if r.body["name"] != "demo" || len(hosts) != 1 {
+		t.Fatalf("created %s", r.raw)
+	}
+	h := hosts[0].(map[string]any)
+	if h["hostname"] != "demo-notes.example.com" || h["shared"] != "notes-own.example.com" || h["variable"] != "hostname" || h["field"] != "spec.routes[0].hostname" {
+		t.Fatalf("own hostname %s", r.raw)
+	}
+	r = b.do(t, b.owner, http.MethodGet, "/api/v1/applications/notes/manifest", "", nil)
+	want(t, r, http.StatusOK, "")
+	if src, _ := r.body["source"].(string); !strings.Contains(src, "# Notes.") || !strings.Contains(src, `demo-notes.example.com`) || !strings.Contains(src, `${{ vars.hostname }}`) {
+		t.Fatalf("saved manifest %s", r.raw)
 	}
 }

@@ -18,6 +18,11 @@ type CreateOptions struct {
 	// Branch is the branch a repository-backed environment follows; ""
 	// follows the branch spec.manifest names.
 	Branch string
+	// Hostname is the environment's own hostname for the saved manifest's
+	// one route with a literal hostname, which GiveOwnHostnames then
+	// saves; CreateEnvironment only checks it, so a hostname refused
+	// creates nothing.
+	Hostname string
 }
 
 // CreateEnvironment creates an environment the manifest does not declare,
@@ -45,6 +50,11 @@ func CreateEnvironment(ctx context.Context, st *store.Store, a Actor, appID, nam
 		}
 		if err := refuseDeclaredName(saved, "name", name, "create"); err != nil {
 			return err
+		}
+		if saved != nil {
+			if _, err := ownHostnames(saved, name, strings.TrimSpace(opts.Hostname)); err != nil {
+				return err
+			}
 		}
 		if opts.Branch != "" && (saved == nil || saved.Spec.Manifest == nil) {
 			return &InputError{Field: "branch", Code: "manifest_repository_required",

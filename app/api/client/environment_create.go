@@ -9,8 +9,8 @@ import (
 
 // CreateEnvironment creates an environment the manifest does not declare;
 // nothing is deployed.
-func (c *Client) CreateEnvironment(ctx context.Context, app string, req api.EnvironmentCreateRequest) (api.Environment, error) {
-	var out api.Environment
+func (c *Client) CreateEnvironment(ctx context.Context, app string, req api.EnvironmentCreateRequest) (api.EnvironmentCreated, error) {
+	var out api.EnvironmentCreated
 	return out, c.Do(ctx, http.MethodPost, appPath(app, "environments"), req, &out)
 }
 
