@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -48,5 +50,18 @@ func (h *handler) deploymentAction(c *fiber.Ctx, act func(d store.Deployment, en
 	if err != nil {
 		return err
 	}
+	h.flashOK(c, deploymentActionMessage(c.Path(), env.Name, next))
 	return redirect(c, "/applications/"+a.ID+"/deployments/"+next.ID)
+}
+
+// deploymentActionMessage says what a deployment page's button did.
+func deploymentActionMessage(path, env string, next store.Deployment) string {
+	rev := strconv.FormatInt(next.Revision, 10)
+	switch {
+	case strings.HasSuffix(path, "/cancel"):
+		return "Deployment of " + env + " cancelled; " + env + " keeps running what it ran before."
+	case strings.HasSuffix(path, "/restore"):
+		return "Rolling " + env + " back to revision " + rev + ", exactly as that deployment ran: the timeline below follows it."
+	}
+	return "Deploying " + env + " again at revision " + rev + ": the timeline below follows it."
 }

@@ -27,9 +27,12 @@ func (h *handler) serviceScale(c *fiber.Ctx) error {
 	if err != nil {
 		return h.serviceActionRefused(c, err)
 	}
+	msg := "Scaled " + c.Params("service") + " in " + c.Params("environment") + " to " + strconv.FormatInt(n, 10) + " replicas (revision " + strconv.FormatInt(res.Revision.Revision, 10) + ")"
 	if res.Deployment.ID == "" {
+		h.flashOK(c, msg+"; it takes effect with the next promotion.")
 		return redirect(c, "/applications/"+a.ID)
 	}
+	h.flashOK(c, msg+": deploying it, the timeline below follows.")
 	return redirect(c, "/applications/"+a.ID+"/deployments/"+res.Deployment.ID)
 }
 

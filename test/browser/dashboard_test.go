@@ -54,8 +54,9 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	image := swarmtest.Image(t, "web")
 	// Registered before dev starts, so it runs after dev stopped: a running
 	// Slipway would repair objects removed behind its back.
-	var envID string
+	var envID, qaEnvID string
 	t.Cleanup(func() { removeEnvironment(t, envID) })
+	t.Cleanup(func() { removeEnvironment(t, qaEnvID) })
 	id := swarmtest.ID()
 	gateway := "slipway-gw-browser-" + id
 	cli := swarmtest.Client(t)
@@ -200,20 +201,56 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		t.Fatalf("route link %q, want %q", link, want)
 	}
 	overview := eval("remember the overview", `location.href`)
-	var answer string
-	for deadline := time.Now().Add(time.Minute); ; {
-		if err = chromedp.Do(ctx, chromedp.Navigate(link)); err == nil {
-			answer, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.trim()`))
+	// visit opens link until the service answers "ok" through the gateway.
+	visit := func(step, link string) {
+		t.Helper()
+		var answer string
+		for deadline := time.Now().Add(time.Minute); ; {
+			if err = chromedp.Do(ctx, chromedp.Navigate(link)); err == nil {
+				answer, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText.trim()`))
+			}
+			if err == nil && answer == "ok" || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Second)
 		}
-		if err == nil && answer == "ok" || time.Now().After(deadline) {
-			break
+		if answer != "ok" {
+			fail(step, fmt.Errorf("%s answered %q (%v), want the service's ok", link, answer, err))
 		}
-		time.Sleep(time.Second)
 	}
-	if answer != "ok" {
-		fail("follow the route link", fmt.Errorf("the route answered %q (%v), want the service's ok", answer, err))
-	}
+	visit("follow the route link", link)
 	run("route answered", shot("07-route"), chromedp.Navigate(overview), chromedp.WaitVisible(css(`[data-testid="overview-services"]`)))
+
+	// A second environment of an application whose route names a literal
+	// hostname: the create form gives it a hostname of its own (production
+	// keeps its one), says which, and its deployment succeeds and answers
+	// there.
+	run("create qa",
+		chromedp.Navigate(base+appPath+"/environments"),
+		chromedp.Click(css(`[data-testid="environment-create"] summary`)),
+		chromedp.WaitVisible(css(`[data-testid="environment-create-literal-hint"]`)),
+		chromedp.SendKeys(css(`#create-env-name`), "qa"),
+		chromedp.Click(css(`[data-testid="environment-create-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="environment-row"][data-environment="qa"]`)),
+	)
+	qaHost := "browser-" + id + "-qa.test"
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`(() => { const e = document.querySelector('[data-testid="environments-notice"], [data-testid="flash"]'); return !!e && e.textContent.includes(%q); })()`, "Environment qa created with its own hostname "+qaHost),
+		chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		fail("the create notice names qa's hostname", err)
+	}
+	// The header (with a Deploy button per pending environment) comes
+	// with the next page.
+	run("reload", chromedp.Navigate(base+appPath+"/environments"), chromedp.WaitVisible(css(`[data-testid="header-deploy"][data-environment="qa"]`)))
+	qaEnvID = strings.Split(eval("read qa's id", `new URL(document.querySelector('[data-testid="header-deploy"][data-environment="qa"]').form.action).pathname`), "/")[4]
+	run("deploy qa",
+		chromedp.Click(css(`[data-testid="header-deploy"][data-environment="qa"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)),
+		shot("07-qa-deployed"),
+	)
+	visit("qa answers on its own hostname", "http://"+qaHost+"/")
+	visit("production still answers on its hostname", link)
+	run("back to the overview", chromedp.Navigate(overview), chromedp.WaitVisible(css(`[data-testid="overview-services"]`)))
 	// The service's output, read from Docker through the logs page: the
 	// last lines, then new ones appended over its stream (the stream, pause
 	// and pinning are TestDashboard_LogsAndDeployment's).

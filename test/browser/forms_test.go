@@ -121,8 +121,9 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		t.Skip("starts slipway dev, Chromium and a Swarm deployment")
 	}
 	image := swarmtest.Image(t, "web")
-	var envID string
+	var envID, stageEnvID string
 	t.Cleanup(func() { removeEnvironment(t, envID) })
+	t.Cleanup(func() { removeEnvironment(t, stageEnvID) })
 	id := swarmtest.ID()
 	gateway := "slipway-gw-forms-" + id
 	cli := swarmtest.Client(t)
@@ -192,6 +193,7 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
 	)
 	o.wantText("deploy flash", `[data-testid="flash"]`, "Deploying production at revision 1")
+	firstDeployment := o.eval("read the first deployment", `location.pathname`)
 	o.run("deployment succeeds",
 		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)),
 		chromedp.Navigate(base+appPath),
@@ -340,6 +342,82 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	)
 	o.wantText("restart notice", `[data-testid="service-logs-notice"]`, "Restart requested")
 
+	// A generated secret's declaration is a manifest edit: declared,
+	// then removed.
+	o.run("declare a generated secret",
+		chromedp.Navigate(base+appPath+"/secrets"),
+		chromedp.SendKeys(css(`#declare-name`), "session-key"),
+		chromedp.Click(css(`[data-testid="declare-save"]`)),
+		chromedp.WaitVisible(css(`[data-testid="declaration-row"][data-secret="session-key"]`)),
+	)
+	o.wantText("declared notice", `main`, "Generated secret session-key declared.")
+	o.run("remove the declaration",
+		acceptConfirms,
+		chromedp.Click(css(`[data-secret="session-key"] [data-testid="declaration-remove"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="declaration-row"][data-secret="session-key"]`)),
+	)
+	o.wantText("removed notice", `main`, "Declaration of session-key removed")
+
+	// Links: export web, then stop exporting it.
+	o.run("export web",
+		chromedp.Navigate(base+appPath+"/links"),
+		chromedp.SendKeys(css(`#export-service`), "web"),
+		chromedp.SendKeys(css(`#export-applications`), "forms-reader"),
+		chromedp.Click(css(`[data-testid="export-set"]`)),
+		chromedp.WaitVisible(css(`[data-testid="export-row"][data-service="web"]`)),
+	)
+	o.wantText("export notice", `main`, "web exported.")
+	o.run("stop exporting web",
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="export-row"][data-service="web"] button[data-testid$="-remove"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="export-row"]`)),
+	)
+	o.wantText("unexport notice", `main`, "web no longer exported.")
+
+	// Scale from the Overview: a field edit and a deployment of production
+	// on the real Swarm, which lands on its timeline.
+	o.run("scale web to 2",
+		chromedp.Navigate(base+appPath),
+		chromedp.SetValue(css(`[data-testid="service-scale-replicas"]`), "2"),
+		chromedp.Click(css(`[data-testid="service-scale"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+	)
+	o.wantText("scale flash", `[data-testid="flash"]`, "Scaled web in production to 2 replicas")
+	o.run("scaled", chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)))
+
+	// Roll production back to its first deployment, exactly as it ran:
+	// one replica again.
+	o.run("roll back to the first deployment",
+		chromedp.Navigate(base+firstDeployment),
+		chromedp.WaitVisible(css(`[data-testid="deployment-restore"]`)),
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="deployment-restore"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+	)
+	o.wantText("rollback flash", `[data-testid="flash"]`, "Rolling production back to revision 1")
+	o.run("rolled back",
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)),
+		chromedp.Navigate(base+appPath),
+		chromedp.WaitVisible(css(`[data-testid="service-replicas"]`)),
+	)
+	o.wantText("one replica again", `[data-testid="service-replicas"]`, "1/1")
+
+	// Promote production's release to stage (set up above) from the
+	// promote page's button.
+	o.run("open the promotion",
+		chromedp.Navigate(base+appPath+"/environments"),
+		chromedp.Click(css(`[data-environment="stage"] [data-testid="environment-promote"]`)),
+		chromedp.WaitVisible(css(`[data-testid="promotion-submit"]`)),
+	)
+	stageEnvID = strings.Split(o.eval("read stage's id", `location.pathname`), "/")[4]
+	o.run("promote",
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="promotion-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="deployment-timeline"]`)),
+	)
+	o.wantText("promote flash", `[data-testid="flash"]`, "Promoting production's revision 1 to stage")
+	o.run("promoted", chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)))
+
 	o.run("change the password",
 		chromedp.Navigate(base+"/account"),
 		chromedp.SendKeys(css(`#f-current_password`), "correct horse battery staple"),
@@ -393,6 +471,15 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid="member-row"]:has(.badge-developer)`)),
 	)
 	v.run("developer's application page", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="header-deploy"]`)))
+
+	// The owner removes the developer from the team.
+	o.run("remove the developer",
+		chromedp.Navigate(base+"/members"),
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="member-row"]:has(.badge-developer) [data-testid="member-remove"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="member-row"]:has(.badge-developer)`)),
+	)
+	o.wantText("removed member", `main`, "Saved.")
 
 	// A second team, then back to the first through the switcher.
 	o.run("create a team",
