@@ -205,9 +205,9 @@ func wholeReference(s string) (Reference, bool) {
 	return *parts[0].ref, true
 }
 
-// declaredVariables is every name declared in spec.variables, any
+// DeclaredVariables is every name declared in spec.variables, any
 // environment's variables or spec.previews.variables.
-func declaredVariables(m *Manifest) map[string]bool {
+func DeclaredVariables(m *Manifest) map[string]bool {
 	names := make(map[string]bool, len(m.Spec.Variables))
 	for k := range m.Spec.Variables {
 		names[k] = true
@@ -234,7 +234,7 @@ func declaredVariables(m *Manifest) map[string]bool {
 // repository may omit spec.manifest and still use git.branch and git.sha.
 func ValidateReferencesFor(m *Manifest, repositoryBacked bool) Errors {
 	var errs Errors
-	declared := declaredVariables(m)
+	declared := DeclaredVariables(m)
 	checkRef := func(path string, ref Reference) {
 		switch ref.Namespace {
 		case NamespaceVars:

@@ -96,7 +96,7 @@ func ownHostnames(m *manifest.Manifest, envName, hostname string) ([]OwnHostname
 		return nil, &InputError{Field: "hostname", Code: "hostname_ambiguous",
 			Message: fmt.Sprintf("the manifest has %d routes with a literal hostname, so one hostname cannot say which it replaces: leave it empty to derive each, or set a variable per route", len(literal))}
 	}
-	taken := declaredVariables(m)
+	taken := manifest.DeclaredVariables(m)
 	out := make([]OwnHostname, 0, len(literal))
 	for _, i := range literal {
 		shared := m.Spec.Routes[i].Hostname
@@ -151,26 +151,6 @@ func derivedHostname(shared, envName string) string {
 		return prefix + first + "-" + envName
 	}
 	return prefix + first + "-" + envName + "." + domain
-}
-
-// declaredVariables is every variable name the manifest declares, as a
-// default, for an environment or for previews.
-func declaredVariables(m *manifest.Manifest) map[string]bool {
-	out := map[string]bool{}
-	for n := range m.Spec.Variables {
-		out[n] = true
-	}
-	for _, b := range m.Spec.Environments {
-		for n := range b.Variables {
-			out[n] = true
-		}
-	}
-	if m.Spec.Previews != nil {
-		for n := range m.Spec.Previews.Variables {
-			out[n] = true
-		}
-	}
-	return out
 }
 
 func ptrValue(s string) *manifest.Value {
