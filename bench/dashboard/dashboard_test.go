@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,21 +85,24 @@ func BenchmarkDashboard(b *testing.B) {
 		} else {
 			ratio = fmt.Sprintf("  p99 = %.1f× static", float64(res.p99)/float64(staticP99))
 		}
-		fmt.Printf("%-40s %7d req  %8.0f req/s  p50 %-10v p99 %-10v errors %d%s\n",
-			p.name, res.n, res.rps, res.p50, res.p99, res.errors, ratio)
+		fmt.Printf("%-40s %7d req  %8.0f req/s  %7d B/resp  p50 %-10v p99 %-10v errors %d%s\n",
+			p.name, res.n, res.rps, res.bytes, res.p50, res.p99, res.errors, ratio)
 	}
 }
 
 type result struct {
 	n, errors int
-	rps       float64
-	p50, p99  time.Duration
+	// bytes is the last response's body size.
+	bytes    int64
+	rps      float64
+	p50, p99 time.Duration
 }
 
 // load runs clients goroutines issuing requests back to back for d.
 func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, req func(caller) *http.Request) result {
 	var mu sync.Mutex
 	var lat []time.Duration
+	var size atomic.Int64
 	errors := 0
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
@@ -112,8 +116,9 @@ func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, r
 				t0 := time.Now()
 				res, err := httpc.Do(req(c))
 				if err == nil {
-					_, _ = io.Copy(io.Discard, res.Body)
+					n, _ := io.Copy(io.Discard, res.Body)
 					res.Body.Close()
+					size.Store(n)
 				}
 				if err != nil || res.StatusCode != http.StatusOK {
 					bad++
@@ -134,7 +139,7 @@ func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, r
 	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(float64(len(lat))*p))] }
-	return result{n: len(lat), errors: errors, rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.50), p99: pct(0.99)}
+	return result{n: len(lat), errors: errors, bytes: size.Load(), rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.50), p99: pct(0.99)}
 }
 
 // seed creates the teams, their applications, an owner session and an
