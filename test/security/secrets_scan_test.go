@@ -199,7 +199,7 @@ func TestSecrets_NeverShown(t *testing.T) {
 		Enqueue: func(context.Context, *store.Store, string, string) error { return nil }}}
 	s := newSiteOn(t, st, app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, Jobs: q, Runtime: runtime, Logs: runtime, Secrets: svc, Previews: previews, Notifications: notifications}))
 	s.apiApp = fiber.New()
-	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: logger, Now: time.Now, Jobs: q, Runtime: runtime, Secrets: svc, Previews: previews, Notifications: notifications})
+	api.Register(s.apiApp.Group("/api/v1"), api.Config{Store: st, Logger: logger, Now: time.Now, Jobs: q, Runtime: runtime, Logs: runtime, Secrets: svc, Previews: previews, Notifications: notifications})
 
 	id := swarmtest.ID()
 	application, err := st.CreateApplication(ctx, s.team.ID, "sec-"+id)
