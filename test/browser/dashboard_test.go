@@ -444,8 +444,18 @@ func tail(s string, n int) string {
 // by the environment label every Slipway object carries, and fails the test
 // if any is left.
 func removeEnvironment(t *testing.T, envID string) {
-	if !strings.HasPrefix(envID, "env_") {
-		t.Logf("no environment id learned (%q); nothing to clean up", envID)
+	removeLabelled(t, "dev.slipway.env", "env_", envID)
+}
+
+// removeApplication is removeEnvironment for every environment (and
+// preview) of an application, by its application label.
+func removeApplication(t *testing.T, appID string) {
+	removeLabelled(t, "dev.slipway.app", "app_", appID)
+}
+
+func removeLabelled(t *testing.T, label, prefix, id string) {
+	if !strings.HasPrefix(id, prefix) {
+		t.Logf("no id learned for %s (%q); nothing to clean up", label, id)
 		return
 	}
 	cli, err := swarmtest.NewClient()
@@ -454,7 +464,7 @@ func removeEnvironment(t *testing.T, envID string) {
 		return
 	}
 	defer cli.Close()
-	swarmtest.RemoveAndCheck(t, cli, "dev.slipway.env="+envID)
+	swarmtest.RemoveAndCheck(t, cli, label+"="+id)
 }
 
 // freePort is a TCP port nothing listens on at the moment.

@@ -106,6 +106,42 @@ func (u *ui) wantText(step, sel, want string) {
 	u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
 }
 
+// invite makes an invitation for email with role from the Members page
+// and returns its link.
+func (u *ui) invite(base, email, role string) string {
+	u.t.Helper()
+	u.run("invite "+email,
+		chromedp.Navigate(base+"/members"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="invite-form"] #f-email`), email),
+		chromedp.SetValue(chromedp.CSS(`#invite-role`), role),
+		chromedp.Click(chromedp.CSS(`[data-testid="invite-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="invite-link"]`)),
+	)
+	return u.text(`[data-testid="invite-link"] .secret-once`)
+}
+
+// join accepts the invitation link as a new user with email, in a browser
+// context of its own (its own cookies) closed when the test ends, and
+// returns the tab it is signed in on, named who.
+func join(u *ui, invite, who, email string) *ui {
+	u.t.Helper()
+	ctx, cancel := chromedp.NewContext(u.ctx, chromedp.WithNewBrowserContext())
+	u.t.Cleanup(cancel)
+	j := &ui{t: u.t, ctx: ctx, shots: u.shots, who: who}
+	// A browser context keeps its first Run's context: start it without a deadline.
+	if err := chromedp.Do(ctx, chromedp.Navigate(invite)); err != nil {
+		u.t.Fatalf("open the invitation in a new browser context: %v", err)
+	}
+	j.run("accept the invitation",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="invitation-form"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-email`), email),
+		chromedp.SendKeys(chromedp.CSS(`#f-password`), "another horse battery staple"),
+		chromedp.Click(chromedp.CSS(`[data-testid="invitation-accept"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topbar"]`)),
+	)
+	return j
+}
+
 // TestDashboard_FormsThroughTheUI submits the dashboard's forms the way a
 // person does, by clicking, as an owner and then as a viewer: create by
 // name, the starter manifest, validation on input (a mouse paste sends
@@ -136,11 +172,6 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(setupLink)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	// Confirmations (htmx's hx-confirm) are accepted, as a person would.
-	acceptConfirms := chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		_, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.confirm = () => true; "ok"`))
-		return err
-	})
 	name := "forms-" + id
 
 	o.run("sign up",
@@ -281,14 +312,7 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	o.wantText("rename flash", `[data-testid="flash"]`, "Renamed "+name+" to "+name+"-x")
 	name += "-x"
 
-	o.run("invite a viewer",
-		chromedp.Navigate(base+"/members"),
-		chromedp.SendKeys(css(`[data-testid="invite-form"] #f-email`), "viewer@example.com"),
-		chromedp.SetValue(css(`#invite-role`), "viewer"),
-		chromedp.Click(css(`[data-testid="invite-submit"]`)),
-		chromedp.WaitVisible(css(`[data-testid="invite-link"]`)),
-	)
-	invite := o.text(`[data-testid="invite-link"] .secret-once`)
+	invite := o.invite(base, "viewer@example.com", "viewer")
 	o.run("invite someone else and revoke it",
 		chromedp.SetValue(css(`[data-testid="invite-form"] #f-email`), "other@example.com"),
 		chromedp.Click(css(`[data-testid="invite-submit"]`)),
@@ -427,23 +451,8 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	)
 	o.wantText("password notice", `[data-testid="password-notice"]`, "Password changed")
 
-	// The viewer, in a browser context of its own (its own cookies).
-	vctx, vcancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
-	defer vcancel()
-	v := &ui{t: t, ctx: vctx, shots: o.shots, who: "viewer"}
-	// A browser context keeps its first Run's context: start it without a deadline.
-	if err := chromedp.Do(vctx, chromedp.Navigate(invite)); err != nil {
-		t.Fatalf("open the invitation in a new browser context: %v", err)
-	}
-	v.run("accept the invitation",
-		chromedp.WaitVisible(css(`[data-testid="invitation-form"]`)),
-		chromedp.SetValue(css(`#f-email`), "viewer@example.com"),
-		chromedp.SendKeys(css(`#f-password`), "another horse battery staple"),
-		chromedp.Click(css(`[data-testid="invitation-accept"]`)),
-		chromedp.WaitVisible(css(`[data-testid="topbar"]`)),
-		chromedp.Navigate(base+appPath),
-		chromedp.WaitVisible(css(`[data-testid="application-name"]`)),
-	)
+	v := join(o, invite, "viewer", "viewer@example.com")
+	v.run("viewer's application page", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="application-name"]`)))
 	if v.count(`[data-testid="header-deploy"]`) != 0 || v.count(`[data-testid="pending-no-deploy"]`) != 1 {
 		t.Errorf("the viewer sees a Deploy button, or no word on why it cannot deploy")
 	}

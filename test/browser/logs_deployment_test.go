@@ -135,14 +135,22 @@ func (p *page) signup(team string) {
 // Save and deploy and waits for the deployment's timeline.
 func (p *page) deploy(step, base, doc string) {
 	p.t.Helper()
+	p.saveManifest(step, base+"/applications", doc, "manifest-save-deploy", `[data-testid="deployment-timeline"]`)
+}
+
+// saveManifest pastes the manifest doc into the manifest form at url
+// (the new application form, or an application's Manifest tab), presses
+// the button with data-testid button and waits for ready.
+func (p *page) saveManifest(step, url, doc, button, ready string) {
+	p.t.Helper()
 	p.run(step,
-		chromedp.Navigate(base+"/applications"),
+		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="manifest-form"]`)),
 		chromedp.SetValue(chromedp.CSS(`#f-manifest`), strings.TrimSuffix(doc, "\n")),
 		chromedp.SendKeys(chromedp.CSS(`#f-manifest`), "\n"),
 		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="manifest-error"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="manifest-save-deploy"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="deployment-timeline"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="`+button+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(ready)),
 	)
 }
 
