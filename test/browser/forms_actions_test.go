@@ -131,7 +131,7 @@ func TestDashboard_ActionForms(t *testing.T) {
 	// again and deleted from the Previews tab.
 	repo := pipelinetest.NewGitRepo(t)
 	pvName := "pv-" + id
-	repo.Write("slipway.toml", []byte(fmt.Sprintf(actionsManifest, pvName, "", image)), 0o644)
+	repo.Write("slipway.toml", []byte(fmt.Sprintf("api_version = \"slipway.dev/v1alpha1\"\nkind = \"Application\"\n\n[metadata]\nname = %q\n\n[[spec.services]]\nname = \"web\"\n\n[spec.services.source]\ntype = \"image\"\nimage = %q\n", pvName, image)), 0o644)
 	repo.Commit("manifest")
 	repo.Branch("feat/ui")
 	repo.Commit("the branch")
@@ -211,8 +211,17 @@ func TestDashboard_ActionForms(t *testing.T) {
 		chromedp.WaitVisible(css(fmt.Sprintf(`[data-testid="github-repository"][data-id="%d"]`, repoID))),
 	)
 	o.wantText("installation notice", `main`, "GitHub is connected to this team.")
-	ghApp := strings.Split(appPath, "/")[2]
-	o.run("connect acme/shop to the first application",
+	ghName := "gh-" + id
+	o.run("an application for the repository",
+		chromedp.Navigate(base+"/applications"),
+		chromedp.SendKeys(css(`#f-name`), ghName),
+		chromedp.Click(css(`[data-testid="application-create"]`)),
+		chromedp.WaitVisible(css(`[data-testid="starter-notice"]`)),
+	)
+	ghApp := strings.Split(o.eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`), "/")[2]
+	appIDs = append(appIDs, ghApp)
+	o.run("open the GitHub page", chromedp.Navigate(base+"/github"), chromedp.WaitVisible(css(`[data-testid="github-repository-connect"]`)))
+	o.run("connect acme/shop to "+ghName,
 		chromedp.SetValue(css(fmt.Sprintf(`#app-%d`, repoID)), ghApp),
 		chromedp.Click(css(fmt.Sprintf(`[data-testid="github-repository"][data-id="%d"] [data-testid="github-repository-connect"]`, repoID))),
 		chromedp.WaitVisible(css(`[data-testid="github-application"][data-id="`+ghApp+`"]`)),
