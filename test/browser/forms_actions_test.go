@@ -187,6 +187,7 @@ func TestDashboard_ActionForms(t *testing.T) {
 		chromedp.Click(css(`[data-testid="github-credentials-submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="error-private_key"]`)),
 	)
+	o.wantText("the key is refused", `[data-testid="error-private_key"]`, "private_key_invalid")
 	if o.count(`[data-testid="github-manifest-form"]`) != 1 {
 		t.Fatal("refused credentials set up an App")
 	}
