@@ -93,7 +93,6 @@ func (g *githubUI) show(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v.Notice = c.Query("notice")
 	return g.render(c, http.StatusOK, "GitHub", page.GitHub(v))
 }
 
