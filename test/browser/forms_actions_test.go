@@ -219,7 +219,9 @@ func TestDashboard_ActionForms(t *testing.T) {
 		chromedp.SendKeys(css(`#f-name`), ghName),
 		chromedp.Click(css(`[data-testid="application-create"]`)),
 		chromedp.WaitVisible(css(`[data-testid="starter-notice"]`)),
+		chromedp.Click(css(`[data-testid="manifest-save"]`)),
 	)
+	o.wantText("the starter is saved", `[data-testid="flash"]`, "Saved revision 1")
 	ghApp := strings.Split(o.eval("read the application", `new URL(document.querySelector('[data-testid="tab-overview"]').href).pathname`), "/")[2]
 	appIDs = append(appIDs, ghApp)
 	o.run("open the GitHub page", chromedp.Navigate(base+"/github"), chromedp.WaitVisible(css(`[data-testid="github-repository-connect"]`)))
