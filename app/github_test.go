@@ -265,6 +265,14 @@ func TestGitHubManifestFlow_StoresTheAppSealed(t *testing.T) {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/github?notice=app_registered" {
 		t.Fatalf("callback: %d to %q: %.500s", r.status, r.header.Get("Location"), r.body)
 	}
+	// The page says what the notice means; a notice it does not know
+	// (any text in the query) is not shown.
+	if n := testid(br.get("/github?notice=app_registered"), "notice").Text(); n != "The GitHub App is set up." {
+		t.Errorf("notice %q, want its message", n)
+	}
+	if n := testid(br.get("/github?notice=Call+us"), "notice").Length(); n != 0 {
+		t.Error("the page shows a notice it does not know")
+	}
 	row, err := b.store.GetGitHubApp(ctx)
 	if err != nil || row.AppID != fake.AppID || row.Slug != fake.Slug {
 		t.Fatalf("stored App %+v, %v", row, err)
