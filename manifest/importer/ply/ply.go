@@ -170,6 +170,15 @@ func first(objs []*convert.Obj, key string) *convert.Obj {
 	return nil
 }
 
+// firstTable is the table at key of the first of objs that has key; nil
+// when none has it or it is not a table (an error Obj records).
+func firstTable(objs []*convert.Obj, key string) *convert.Obj {
+	if o := first(objs, key); o != nil {
+		return o.Obj(key)
+	}
+	return nil
+}
+
 // buildSettings reads what makes ply's image: the base and dependency
 // packages (the one thing Slipway cannot do: it builds a Dockerfile), and
 // the build inputs that only matter to ply's own build.
@@ -367,16 +376,12 @@ func (t *translator) runSections(svc *manifest.Service, objs []*convert.Obj) {
 			svc.Mounts = append(svc.Mounts, manifest.Mount{Volume: vol, Target: target})
 		}
 	}
-	if o := first(objs, "network"); o != nil {
-		n := o.Obj("network")
+	if n := firstTable(objs, "network"); n != nil {
 		n.Skip(n.Keys()...)
 		n.Warn("", "the egress claim is not carried over: Slipway does not restrict egress")
 	}
-	if o := first(objs, "resources"); o != nil {
-		t.resources(svc, o.Obj("resources"))
-	}
-	if o := first(objs, "health"); o != nil {
-		h := o.Obj("health")
+	t.resources(svc, firstTable(objs, "resources"))
+	if h := firstTable(objs, "health"); h != nil {
 		h.Skip(h.Keys()...)
 		if h.Has("port") {
 			h.Warn("", "ply's health gate is a TCP connect, and Slipway has no TCP health check (only HTTP, or a command that would have to exist in the image); the service gets no health check")
@@ -384,8 +389,7 @@ func (t *translator) runSections(svc *manifest.Service, objs []*convert.Obj) {
 			h.Warn("", "ply's health gate (the process survives its grace period) is not carried over; the service gets no health check")
 		}
 	}
-	if o := first(objs, "restart"); o != nil {
-		r := o.Obj("restart")
+	if r := firstTable(objs, "restart"); r != nil {
 		policy, _ := r.Str("policy")
 		r.Skip("backoff", "max_backoff")
 		r.Done()
@@ -393,8 +397,7 @@ func (t *translator) runSections(svc *manifest.Service, objs []*convert.Obj) {
 			r.Warn("policy", "Swarm always restarts a stopped service task; ply's default of never restarting is not available")
 		}
 	}
-	if o := first(objs, "scale"); o != nil {
-		s := o.Obj("scale")
+	if s := firstTable(objs, "scale"); s != nil {
 		s.Skip(s.Keys()...)
 		if n, ok := convert.AsInt(s.M["min"]); ok && n >= 1 && n <= manifest.MaxReplicas && n != 1 {
 			svc.Replicas = manifest.NewInt(n)
