@@ -343,8 +343,7 @@ func (t *translator) runScalars(svc *manifest.Service, objs []*convert.Obj) {
 
 // runSections reads the run tables, from [run] or the top level.
 func (t *translator) runSections(svc *manifest.Service, objs []*convert.Obj) {
-	if o := first(objs, "volumes"); o != nil {
-		v := o.Obj("volumes")
+	if v := firstTable(objs, "volumes"); v != nil {
 		for _, k := range v.Keys() {
 			var p string
 			switch x := v.M[k].(type) {
