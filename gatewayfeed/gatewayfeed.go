@@ -35,7 +35,8 @@ const PollInterval = time.Second
 // Start listens on <dir>/gateway.sock and serves the route table there
 // (ingress.RoutesPath, long-poll), republishing whenever the store's
 // version moves, and takes the gateway's certificate reports
-// (ingress.CertificatesPath) into the store, and serves the gateways'
+// (ingress.CertificatesPath) and the gateway agents' address reports
+// (ingress.AddressesPath) into the store, and serves the gateways'
 // shared certificate storage (ingress.StoragePath, certstore, sealed
 // with kr), until ctx ends. With tcp.Addr set it serves the same on TCP behind the gateway token, for gateways on
 // other nodes, and returns the bound TCP address (nil without one).
@@ -66,6 +67,11 @@ func Start(ctx context.Context, st *store.Store, kr *keyring.Keyring, dir string
 	mux.Handle(ingress.RoutesPath, pub)
 	mux.Handle(ingress.CertificatesPath, ingress.CertificateReceiver(func(ctx context.Context, r ingress.CertificateReport) error {
 		return storeCertificateReport(ctx, st, r)
+	}))
+	// Gateway agents' reports of their gateway's address on each ingress
+	// overlay: what the services routed there trust.
+	mux.Handle(ingress.AddressesPath, ingress.AddressReceiver(func(ctx context.Context, r ingress.AddressReport) error {
+		return st.ReportGatewayAddresses(ctx, r.Gateway, r.Addresses)
 	}))
 	// Every gateway's ACME certificates, in Postgres: one per hostname,
 	// obtained once under certmagic's lock and served by all gateways.

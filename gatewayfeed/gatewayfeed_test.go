@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,10 +38,7 @@ func TestStart_PublishesStoreChanges(t *testing.T) {
 	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("a second feed took over a live socket")
 	}
-	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewayfeed.SocketName))
-	}}}
+	c := socketClient(dir)
 	fetch := func(after int64) (int, ingress.Table) {
 		t.Helper()
 		resp, err := c.Get(fmt.Sprintf("http://gateway%s?after=%d", ingress.RoutesPath, after))
@@ -99,4 +97,49 @@ func TestStart_PublishesStoreChanges(t *testing.T) {
 	if old.Redirect == nil || old.Redirect.Status != 301 || !old.Redirect.PreservePath || old.Visibility != ingress.VisibilityPrivate {
 		t.Fatalf("redirect route = %+v", old)
 	}
+}
+
+// TestStart_StoresAddressReports takes a gateway agent's report of its
+// gateway's addresses into the store and refuses an invalid one.
+func TestStart_StoresAddressReports(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.NewSchema(t)
+	dir := filepath.Join(t.TempDir(), "gateway")
+	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	c := socketClient(dir)
+	put := func(body string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPut, "http://gateway"+ingress.AddressesPath, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := put(`{"gateway":"slipway-gateway@node2","addresses":{"slw-x-ingress":"10.232.4.9"}}`); got != http.StatusNoContent {
+		t.Fatalf("report: status %d", got)
+	}
+	addrs, err := st.GatewayAddresses(ctx, "slw-x-ingress", time.Now().Add(-time.Minute))
+	if err != nil || len(addrs) != 1 || addrs[0] != "10.232.4.9" {
+		t.Fatalf("stored addresses %v %v", addrs, err)
+	}
+	if got := put(`{"gateway":"slipway-gateway@node2","addresses":{"slw-x-ingress":"10.232.4.9; rm"}}`); got != http.StatusBadRequest {
+		t.Fatalf("invalid address: status %d, want 400", got)
+	}
+}
+
+// socketClient sends its requests to the feed's socket in dir.
+func socketClient(dir string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewayfeed.SocketName))
+	}}}
 }

@@ -98,9 +98,10 @@ func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 
 // gatewayEnabled says whether serve and dev run the gateway container:
 // ingress.enabled = false turns it off (and the route feed with it, see
-// startDevGateway), SLIPWAY_GATEWAY=off only the container.
+// startDevGateway), SLIPWAY_GATEWAY=off only the container, and so does
+// SLIPWAY_GATEWAY=nodes (the gateways run on the ingress nodes).
 func gatewayEnabled(cfg config.Config) bool {
-	return cfg.Ingress.Enabled && os.Getenv(envGateway) != "off"
+	return cfg.Ingress.Enabled && os.Getenv(envGateway) != "off" && os.Getenv(envGateway) != gatewayNodes
 }
 
 // processLogLevel is the level of every logger newLogger makes: info until

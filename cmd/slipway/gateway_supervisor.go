@@ -30,7 +30,7 @@ func superviseGateway(ctx context.Context, st *store.Store, conf config.Config, 
 	cfg := gatewayContainerConfig(conf)
 	cfg.SocketDir, cfg.SocketName = socketDir, gatewayfeed.SocketName
 	if !gatewayEnabled(conf) {
-		logger.Info("not managing the gateway container", "reason", envGateway+"=off")
+		logger.Info("not managing the gateway container", "reason", envGateway+"="+os.Getenv(envGateway))
 		return cfg, false
 	}
 	cli, err := swarm.NewEngine()

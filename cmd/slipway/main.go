@@ -34,6 +34,7 @@ func newRootCommand() *cobra.Command {
 		newWorkerCommand(),
 		newDevCommand(),
 		newGatewayCommand(),
+		newGatewayAgentCommand(),
 		newRegistryCommand(),
 		newRegistryCredentialCommand(),
 		newNodeCommand(),

@@ -2,7 +2,6 @@ package ingress
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -96,23 +95,5 @@ func (r CertificateReport) Validate() error {
 type CertificateReceiver func(ctx context.Context, r CertificateReport) error
 
 func (f CertificateReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPut {
-		w.Header().Set("Allow", http.MethodPut)
-		http.Error(w, "method_not_allowed: use PUT", http.StatusMethodNotAllowed)
-		return
-	}
-	var rep CertificateReport
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxReportBytes)).Decode(&rep); err != nil {
-		http.Error(w, "certificate_report_invalid: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if err := rep.Validate(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if err := f(r.Context(), rep); err != nil {
-		http.Error(w, "certificate_report_failed: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	receive(w, r, "certificate_report", maxReportBytes, f)
 }

@@ -46,6 +46,8 @@ func TestSlipway_OnThreeNodes(t *testing.T) {
 
 	privateImageOnEveryNode(t, s)
 
+	gatewayOnIngressNode(t, s)
+
 	// A volume service is pinned to the node its volume was created on:
 	// the worker's, node 1.
 	worker := c.Node(1)

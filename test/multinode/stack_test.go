@@ -3,9 +3,11 @@ package multinode_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +37,11 @@ type stack struct {
 	api    *apiclient.Client
 	srv    *chaostest.Server
 	worker *chaostest.Process
+	// image is the slipway image every node holds; feedURL is serve's
+	// route feed on the host's switch address, behind gatewayToken.
+	image        string
+	feedURL      string
+	gatewayToken string
 }
 
 // startStack starts serve and worker; the embedded registry goes to
@@ -57,22 +64,44 @@ func startStack(t *testing.T, c *harness.Cluster) *stack {
 	c.LoadImage(t, img)
 	setNodeLabel(t, c, c.Node(3), registry.NodeLabel, "true")
 
+	// Gateways run on the nodes labelled for ingress (gatewayOnIngressNode
+	// starts their agent) and read serve's feed on the host's switch
+	// address.
+	token := swarmtest.ID() + swarmtest.ID()
+	tokenFile := filepath.Join(t.TempDir(), "gateway-token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	feedAddr := c.HostIP + ":" + strconv.Itoa(freePortOn(t, c.HostIP))
 	common := []string{
 		"SLIPWAY_REGISTRY_IMAGE=" + img,
 		"SLIPWAY_GIT_ALLOW_FILE_URLS=true",
 		"SLIPWAY_IMAGES_PULL=true",
-		"SLIPWAY_INGRESS_ENABLED=false",
+		"SLIPWAY_GATEWAY=nodes",
 		// Registries the test runs on the host's switch address.
 		"SLIPWAY_SECURITY_ALLOWED_OUTBOUND_NETWORKS=" + c.HostIP + "/32",
 	}
-	srv := chaostest.StartServe(t, bin, url, append([]string{"DOCKER_HOST=" + c.Node(2).Host}, common...)...)
+	srv := chaostest.StartServe(t, bin, url, append([]string{"DOCKER_HOST=" + c.Node(2).Host,
+		"SLIPWAY_INGRESS_FEED_ADDR=" + feedAddr, "SLIPWAY_INGRESS_GATEWAY_TOKEN_FILE=" + tokenFile}, common...)...)
 	worker := chaostest.StartWorker(t, bin, url, "worker", append([]string{
 		"DOCKER_HOST=" + c.Node(1).Host,
 		// The worker runs on the host, not in node 1's network namespace:
 		// it reaches the registry's API through node 1's relay port.
 		"SLIPWAY_REGISTRY_API_URL=http://" + c.Node(1).IP + ":5000",
 	}, common...)...)
-	return &stack{c: c, st: st, team: team, api: team.Client(t, srv), srv: srv, worker: worker}
+	return &stack{c: c, st: st, team: team, api: team.Client(t, srv), srv: srv, worker: worker,
+		image: img, feedURL: "http://" + feedAddr, gatewayToken: token}
+}
+
+// freePortOn returns a TCP port nothing listens on at ip right now.
+func freePortOn(t *testing.T, ip string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func setNodeLabel(t *testing.T, c *harness.Cluster, n *harness.Node, key, value string) {

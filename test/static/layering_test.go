@@ -46,6 +46,7 @@ var layerRules = []layerRule{
 	{pkg: "runtime/docker", forbid: []string{"store", "pipeline", "jobs", "app", "runtime/swarm", "runtime/build", "runtime/image", "runtime/registry", "runtime/ingress"}},
 	{pkg: "manifest/importer/internal/convert", forbid: []string{module + "/", nethttp}, except: []string{"manifest"}},
 	{pkg: "runtime/ingress/gatewayctl", forbid: []string{postgres, "store", "pipeline", "jobs", "app", "cmd"}},
+	{pkg: "runtime/ingress/gatewayagent", forbid: []string{postgres, "store", "pipeline", "jobs", "app", "cmd", "gatewayfeed"}},
 	{pkg: "store/localpg", forbid: []string{"app", "pipeline", "jobs", "runtime"}},
 	{pkg: "runtime/build", forbid: []string{postgres, river}},
 	{pkg: "runtime/ingress/...", forbid: []string{postgres, "store", "pipeline", "jobs", "app", "cmd"}},

@@ -167,6 +167,9 @@ func New(cli client.APIClient, log *slog.Logger, name string) *Manager {
 	return &Manager{cli: cli, log: log, name: name}
 }
 
+// Name is the container's name.
+func (m *Manager) Name() string { return m.name }
+
 // EnsureGateway makes the gateway container exist, match cfg and run. It
 // is idempotent: an up-to-date running container is left alone, and a
 // container created from another image or configuration is replaced and

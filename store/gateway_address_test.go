@@ -1,0 +1,48 @@
+package store_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestGatewayAddresses keeps each gateway's last report only: a network it
+// left is gone, a changed address replaced, and another gateway's rows
+// untouched; only fresh rows are listed, in address order.
+func TestGatewayAddresses(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, st := b.ctx, b.st
+	id := randomHex(t)
+	a, other := "gw-a-"+id, "gw-b-"+id
+	n1, n2 := "slw-"+id+"-in1", "slw-"+id+"-in2"
+	hour := time.Now().Add(-time.Hour)
+	must(t, st.ReportGatewayAddresses(ctx, a, map[string]string{n1: "10.9.0.5", n2: "10.9.1.5"}))
+	must(t, st.ReportGatewayAddresses(ctx, other, map[string]string{n1: "10.9.0.3"}))
+	list := func(n string) []string {
+		got, err := st.GatewayAddresses(ctx, n, hour)
+		must(t, err)
+		return got
+	}
+	if got := list(n1); !slices.Equal(got, []string{"10.9.0.3", "10.9.0.5"}) {
+		t.Fatalf("on %s: %v", n1, got)
+	}
+	// a left n2 and got a new address on n1.
+	must(t, st.ReportGatewayAddresses(ctx, a, map[string]string{n1: "10.9.0.7"}))
+	if got := list(n1); !slices.Equal(got, []string{"10.9.0.3", "10.9.0.7"}) {
+		t.Fatalf("on %s after a's new report: %v", n1, got)
+	}
+	if got := list(n2); len(got) != 0 {
+		t.Fatalf("on %s after a left it: %v", n2, got)
+	}
+	must(t, st.ReportGatewayAddresses(ctx, other, nil))
+	if got := list(n1); !slices.Equal(got, []string{"10.9.0.7"}) {
+		t.Fatalf("on %s after the other gateway left: %v", n1, got)
+	}
+	if got, err := st.GatewayAddresses(ctx, n1, time.Now().Add(time.Hour)); err != nil || len(got) != 0 {
+		t.Fatalf("since an hour from now: %v %v", got, err)
+	}
+	if err := st.ReportGatewayAddresses(ctx, a, map[string]string{n1: "not an address"}); err == nil {
+		t.Fatal("an invalid address was stored")
+	}
+}
