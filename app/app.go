@@ -158,6 +158,9 @@ func (h *handler) handleError(c *fiber.Ctx, err error) error {
 	if isAPI(c) {
 		return api.WriteError(c, status, code, msg, nil)
 	}
+	if isFragment(c) && c.Method() != http.MethodGet {
+		return h.renderFragmentError(c, status, code, msg)
+	}
 	return h.renderError(c, status, code, msg)
 }
 

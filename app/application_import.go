@@ -117,6 +117,11 @@ func (h *handler) applicationImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	names, err := h.environmentNames(c.UserContext(), saved.Application.TeamID, saved.Application.ID)
+	if err != nil {
+		return err
+	}
+	h.flashOK(c, "Imported from "+page.DialectLabel(view.Dialect)+". "+saveMessage(saved, names))
 	return redirect(c, "/applications/"+saved.Application.ID)
 }
 

@@ -3,7 +3,9 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/slipwayhq/slipway/store"
@@ -77,6 +79,18 @@ func TestApplicationPages_Viewer(t *testing.T) {
 	for _, path := range []string{pages[1] + "/variables", pages[1] + "/variables/unset", pages[1] + "/environments/production/settings",
 		pages[7] + "/shop-feat/delete", pages[7] + "/shop-feat/deploy", pages[7], pages[9] + "/rename", pages[9] + "/delete"} {
 		wantStatus(t, br.post(path, url.Values{"name": {"x"}, "confirm": {"shop"}, "branch": {"main"}}), http.StatusForbidden)
+	}
+	// Through htmx (a form left on a page from a higher role) the refusal
+	// says why in the message area, out of band, and leaves the form's
+	// target alone.
+	req := httptest.NewRequest(http.MethodPost, pages[1]+"/variables", strings.NewReader(url.Values{"_csrf": {br.csrf}, "name": {"x"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	r = br.do(req)
+	wantStatus(t, r, http.StatusForbidden)
+	flash := r.doc.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text()
+	if r.header.Get("X-Slipway-Error") != "permission_denied" || r.header.Get("HX-Reswap") != "none" || !strings.Contains(flash, "Your role (viewer) does not allow this") || strings.Contains(r.body, "<main") {
+		t.Errorf("an htmx post refused to a viewer answers X-Slipway-Error %q, HX-Reswap %q, flash %q:\n%s", r.header.Get("X-Slipway-Error"), r.header.Get("HX-Reswap"), flash, truncate(r.body))
 	}
 }
 

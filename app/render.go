@@ -76,6 +76,21 @@ func (h *handler) renderError(c *fiber.Ctx, status int, code, message string) er
 	return h.render(c, status, "Error", page.Error(status, code, message))
 }
 
+// renderFragmentError answers an htmx form post that failed (a role that
+// no longer allows the form, a page that is gone) with its message in the
+// page's message area, out of band, leaving the form's target as it was:
+// htmx drops a 4xx or 5xx answer unless dashboard.js sees the
+// X-Slipway-Error header and lets it swap.
+func (h *handler) renderFragmentError(c *fiber.Ctx, status int, code, message string) error {
+	c.Set("HX-Reswap", "none")
+	c.Set("X-Slipway-Error", code)
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	ctx := views.WithRequest(c.UserContext(), views.Request{})
+	return component.Flash(&views.Flash{Kind: "error", Message: message + " (" + code + ")"}, true).Render(ctx, c.Response().BodyWriter())
+}
+
 func isAPI(c *fiber.Ctx) bool { return strings.HasPrefix(c.Path(), "/api/") }
 
 // when formats a time for tables; UTC keeps server and tests in agreement.

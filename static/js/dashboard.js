@@ -37,6 +37,15 @@
     document.body.addEventListener("htmx:afterSwap", function (evt) {
       setupCopy(evt.target);
     });
+    // A failed htmx request whose answer is the error's message for the
+    // message area (X-Slipway-Error, swapped out of band): show it rather
+    // than let htmx drop a 4xx or 5xx answer without a word.
+    document.body.addEventListener("htmx:beforeSwap", function (evt) {
+      var xhr = evt.detail.xhr;
+      if (xhr.status >= 400 && xhr.getResponseHeader("X-Slipway-Error")) {
+        evt.detail.shouldSwap = true;
+      }
+    });
   }
 
   if (document.readyState === "loading") {

@@ -303,9 +303,11 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 	}
 }
 
-// browserContext starts headless Chromium with a fresh profile.
+// browserContext starts headless Chromium with a fresh profile, whose
+// tab records what its forms submit (formCoverage).
 func browserContext(t *testing.T, hostRules string) (context.Context, context.CancelFunc) {
 	t.Helper()
+	walked(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.Flag("host-resolver-rules", hostRules),
 		chromedp.ExecPath("/usr/bin/chromium"),
@@ -320,7 +322,7 @@ func browserContext(t *testing.T, hostRules string) (context.Context, context.Ca
 		chromedp.WindowSize(1200, 900),
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(recordSubmissions))
 	return ctx, func() { cancel(); acancel() }
 }
 

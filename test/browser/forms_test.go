@@ -93,17 +93,35 @@ func (u *ui) waitCount(step, sel string, n int) {
 // started again).
 func (u *ui) wantText(step, sel, want string) {
 	u.t.Helper()
-	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return document.readyState === "complete" && !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.replace(/\s+/g, " ").includes(%q); })()`, sel, want)
+	if err := u.poll(js); err != nil {
+		u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
+	}
+}
+
+// until waits for js to be true on a loaded page, across the page being
+// replaced.
+func (u *ui) until(step, js string) {
+	u.t.Helper()
+	if err := u.poll(js); err != nil {
+		u.fail(step, fmt.Errorf("%s is not true at %s: %w", js, u.eval("read the location", `location.href`), err))
+	}
+}
+
+// poll waits up to a minute for js to be true on a loaded page (a poll
+// cut by a navigation is started again).
+func (u *ui) poll(js string) error {
+	js = `document.readyState === "complete" && (` + js + `)`
 	var err error
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		ctx, cancel := context.WithDeadline(u.ctx, deadline)
 		_, err = chromedp.Run(ctx, chromedp.Poll[bool](js))
 		cancel()
 		if err == nil {
-			return
+			return nil
 		}
 	}
-	u.fail(step, fmt.Errorf("%s does not say %q (it says %q): %w", sel, want, u.text(sel), err))
+	return err
 }
 
 // invite makes an invitation for email with role from the Members page
@@ -125,7 +143,7 @@ func (u *ui) invite(base, email, role string) string {
 // returns the tab it is signed in on, named who.
 func join(u *ui, invite, who, email string) *ui {
 	u.t.Helper()
-	ctx, cancel := chromedp.NewContext(u.ctx, chromedp.WithNewBrowserContext())
+	ctx, cancel := chromedp.NewContext(u.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(recordSubmissions))
 	u.t.Cleanup(cancel)
 	j := &ui{t: u.t, ctx: ctx, shots: u.shots, who: who}
 	// A browser context keeps its first Run's context: start it without a deadline.
@@ -164,7 +182,8 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	gateway := "slipway-gw-forms-" + id
 	cli := swarmtest.Client(t)
 	t.Cleanup(func() { chaostest.RemoveGateway(t, cli, gateway) })
-	base, setupLink := startDev(t, gateway, freePort(t))
+	// Notifications are delivered to a receiver on loopback.
+	base, setupLink := startDev(t, gateway, freePort(t), "SLIPWAY_SECURITY_ALLOWED_OUTBOUND_NETWORKS=127.0.0.0/8")
 	bctx, cancel := browserContext(t, "MAP *.test 127.0.0.1:1")
 	defer cancel()
 	o := &ui{t: t, ctx: bctx, shots: artifactsDir(t), who: "owner"}
@@ -254,6 +273,24 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	if src := o.eval("read the manifest", `document.querySelector('#f-manifest').value`); !strings.Contains(src, "# The one service.") || !strings.Contains(src, "[spec.services.environment]") || strings.HasPrefix(strings.TrimSpace(src), "{") {
 		t.Errorf("after two field edits the manifest is:\n%s", src)
 	}
+	o.run("compare two revisions",
+		chromedp.Click(css(`[data-testid="revision-diff-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="revision-diff"]`)),
+	)
+
+	o.run("set a variable to remove",
+		chromedp.Navigate(base+appPath+"/environments"),
+		chromedp.SendKeys(css(`#var-name-production`), "scratch"),
+		chromedp.SendKeys(css(`#var-value-production`), "1"),
+		chromedp.Click(css(`[data-scope="production"] [data-testid="variable-set"]`)),
+		chromedp.WaitVisible(css(`[data-scope="production"] [data-name="scratch"] [data-testid="variable-unset"]`)),
+	)
+	o.run("remove it",
+		acceptConfirms,
+		chromedp.Click(css(`[data-scope="production"] [data-name="scratch"] [data-testid="variable-unset"]`)),
+		chromedp.WaitNotPresent(css(`[data-scope="production"] [data-name="scratch"]`)),
+	)
+	o.wantText("unset notice", `[data-testid="environments-notice"]`, "Variable scratch removed.")
 
 	o.run("create an environment",
 		chromedp.Navigate(base+appPath+"/environments"),
@@ -349,6 +386,13 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	if strings.Contains(o.eval("read the secrets page", `document.documentElement.outerHTML`), "forms-secret-value") {
 		t.Error("the Secrets tab shows the stored value")
 	}
+	o.run("let previews mount it",
+		chromedp.Click(css(`[data-secret="api-key"] details:has([data-testid="secret-access-form"]) summary`)),
+		chromedp.Click(css(`[data-secret="api-key"] [data-testid="secret-access-form"] input[name="previews"]`)),
+		chromedp.Click(css(`[data-secret="api-key"] [data-testid="secret-access-save"]`)),
+	)
+	o.wantText("access notice", `[data-testid="secrets-notice"]`, "Updated who may mount api-key.")
+	o.wantText("access listed", `[data-secret="api-key"] [data-testid="secret-access"]`, "preview")
 	o.run("delete the secret",
 		acceptConfirms,
 		chromedp.Click(css(`[data-secret="api-key"] [data-testid="secret-delete"]`)),
@@ -364,6 +408,11 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		chromedp.WaitVisible(css(`[data-testid="service-logs-notice"]`)),
 	)
 	o.wantText("restart notice", `[data-testid="service-logs-notice"]`, "Restart requested")
+	o.run("show more of the logs",
+		chromedp.SetValue(css(`#logs-tail`), "500"),
+		chromedp.Click(css(`[data-testid="service-logs-form"] button[type="submit"]`)),
+	)
+	o.until("the logs start 500 lines back", `new URLSearchParams(location.search).get("tail") === "500" && !!document.querySelector('[data-testid="service-logs-box"]')`)
 
 	// A generated secret's declaration is a manifest edit: declared,
 	// then removed.
@@ -396,6 +445,19 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 		chromedp.WaitNotPresent(css(`[data-testid="export-row"]`)),
 	)
 	o.wantText("unexport notice", `main`, "web no longer exported.")
+	o.run("import another application's service",
+		chromedp.SendKeys(css(`#import-application`), "forms-reader"),
+		chromedp.SendKeys(css(`#import-service`), "api"),
+		chromedp.Click(css(`[data-testid="import-set"]`)),
+		chromedp.WaitVisible(css(`[data-testid="import-row"][data-application="forms-reader"][data-service="api"]`)),
+	)
+	o.wantText("import notice", `main`, "forms-reader/api imported.")
+	o.run("stop importing it",
+		acceptConfirms,
+		chromedp.Click(css(`[data-testid="import-row"] [data-testid="imports-remove"]`)),
+		chromedp.WaitNotPresent(css(`[data-testid="import-row"]`)),
+	)
+	o.wantText("unimport notice", `main`, "forms-reader/api no longer imported.")
 
 	// Scale from the Overview: a field edit and a deployment of production
 	// on the real Swarm, which lands on its timeline.
@@ -450,35 +512,39 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	)
 	o.wantText("password notice", `[data-testid="password-notice"]`, "Password changed")
 
+	teamForms(o, base, image, name)
+
 	v := join(o, invite, "viewer", "viewer@example.com")
 	v.run("viewer's application page", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="application-name"]`)))
 	if v.count(`[data-testid="header-deploy"]`) != 0 || v.count(`[data-testid="pending-no-deploy"]`) != 1 {
 		t.Errorf("the viewer sees a Deploy button, or no word on why it cannot deploy")
 	}
-	v.run("viewer's environments tab", chromedp.Navigate(base+appPath+"/environments"), chromedp.WaitVisible(css(`[data-testid="environment-list"]`)))
-	for _, sel := range []string{`[data-testid="variable-set-form"]`, `[data-testid="service-environment-form"]`, `[data-testid="environment-create-form"]`, `[data-testid="environment-deploy"]`, `[data-testid="environment-manage"]`} {
-		if v.count(sel) != 0 {
-			t.Errorf("the viewer is offered %s", sel)
-		}
-	}
-	v.run("viewer's members page", chromedp.Navigate(base+"/members"), chromedp.WaitVisible(css(`[data-testid="member-list"]`)))
-	if v.count(`[data-testid="invite-form"]`) != 0 || v.count(`[data-testid="member-remove"]`) != 0 {
-		t.Errorf("the viewer may invite or remove members")
-	}
-	v.run("viewer's application list", chromedp.Navigate(base+"/applications"), chromedp.WaitVisible(css(`[data-testid="application-row"]`)))
-	if v.count(`[data-testid="application-delete-open"]`) != 0 || v.count(`[data-testid="application-create-form"]`) != 0 {
-		t.Errorf("the viewer may create or delete applications")
-	}
-
+	viewerWalk(v, base, appPath, firstDeployment, envID)
 	// The owner makes the viewer a developer: the viewer's next page
 	// offers Deploy.
-	o.run("change the viewer's role",
-		chromedp.Navigate(base+"/members"),
-		chromedp.SetValue(css(`[data-testid="member-row"]:has(.badge-viewer) [data-testid="member-role-form"] select`), "developer"),
-		chromedp.Click(css(`[data-testid="member-row"]:has(.badge-viewer) [data-testid="member-role-form"] button`)),
-		chromedp.WaitVisible(css(`[data-testid="member-row"]:has(.badge-developer)`)),
-	)
+	setRole := func(from, to string) {
+		o.run("make the "+from+" a "+to,
+			chromedp.Navigate(base+"/members"),
+			chromedp.SetValue(css(`[data-testid="member-row"]:has(.badge-`+from+`) [data-testid="member-role-form"] select`), to),
+			chromedp.Click(css(`[data-testid="member-row"]:has(.badge-`+from+`) [data-testid="member-role-form"] button`)),
+			chromedp.WaitVisible(css(`[data-testid="member-row"]:has(.badge-`+to+`)`)),
+		)
+	}
+	setRole("viewer", "developer")
 	v.run("developer's application page", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="header-deploy"]`)))
+
+	// A form left on a page from a higher role answers clearly when the
+	// role is gone: the developer's Environments tab stays open while the
+	// owner makes them a viewer again, and its Set variable says why not.
+	v.run("developer's environments", chromedp.Navigate(base+appPath+"/environments"), chromedp.WaitVisible(css(`[data-scope="production"] [data-testid="variable-set"]`)))
+	setRole("developer", "viewer")
+	v.run("set a variable as a viewer",
+		chromedp.SendKeys(css(`#var-name-production`), "late"),
+		chromedp.SendKeys(css(`#var-value-production`), "1"),
+		chromedp.Click(css(`[data-scope="production"] [data-testid="variable-set"]`)),
+	)
+	v.wantText("forbidden", `[data-testid="flash"]`, "Your role (viewer) does not allow this")
+	setRole("viewer", "developer")
 
 	// The owner removes the developer from the team.
 	o.run("remove the developer",
@@ -524,4 +590,10 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	)
 	o.wantText("deleted flash", `[data-testid="flash"]`, "Deleted application "+name)
 	o.run("log out", chromedp.Click(css(`[data-testid="logout"]`)), chromedp.WaitVisible(css(`[data-testid="login-form"]`)))
+	o.run("log in with the new password",
+		chromedp.SendKeys(css(`#f-email`), "owner@example.com"),
+		chromedp.SendKeys(css(`#f-password`), "a newer horse battery staple"),
+		chromedp.Click(css(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(css(`[data-testid="topbar"]`)),
+	)
 }

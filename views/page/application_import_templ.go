@@ -111,7 +111,7 @@ func ApplicationImport(v ImportView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var3 string
-			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(dialectLabel(d))
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(DialectLabel(d))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_import.templ`, Line: 49, Col: 68}
 			}
@@ -207,7 +207,7 @@ func ApplicationImport(v ImportView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(dialectLabel(v.Dialect))
+			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(DialectLabel(v.Dialect))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page/application_import.templ`, Line: 76, Col: 67}
 			}
@@ -398,7 +398,8 @@ func ApplicationImport(v ImportView) templ.Component {
 	})
 }
 
-func dialectLabel(d string) string {
+// DialectLabel names an import dialect as the page shows it.
+func DialectLabel(d string) string {
 	switch d {
 	case "auto":
 		return "Detect automatically"
