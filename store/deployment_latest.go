@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -144,4 +145,50 @@ func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID 
 		out[d.EnvironmentID] = c
 	}
 	return out, wrap(op, rows.Err())
+}
+
+// EnvironmentLatest is an environment as the applications list shows it:
+// its name and a summary of its newest deployment.
+type EnvironmentLatest struct {
+	ID, ApplicationID, Name string
+	// Latest holds only the newest deployment's id, state, actor and
+	// creation time; nil when the environment was never deployed.
+	Latest        *Deployment
+	EverSucceeded bool
+}
+
+// ListEnvironmentsLatest returns every environment (not preview) of the
+// team's applications with a summary of its newest deployment, by
+// application then name, in one query.
+func (s *Store) ListEnvironmentsLatest(ctx context.Context, teamID string) ([]EnvironmentLatest, error) {
+	const op = "list environments with their latest deployment"
+	rows, err := s.db.Query(ctx, `
+		SELECT e.id, e.application_id, e.name, d.id, d.state, d.actor, d.created_at,
+			EXISTS (SELECT 1 FROM deployments ok
+				WHERE ok.team_id = $1 AND ok.environment_id = e.id AND ok.state = 'succeeded')
+		FROM environments e
+		LEFT JOIN LATERAL (
+			SELECT id, state, actor, created_at FROM deployments
+			WHERE team_id = $1 AND environment_id = e.id
+			ORDER BY created_at DESC, id DESC
+			LIMIT 1) d ON true
+		WHERE e.team_id = $1 AND e.kind = 'environment'
+		ORDER BY e.application_id, e.name`, teamID)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (EnvironmentLatest, error) {
+		var e EnvironmentLatest
+		var id, state, actor *string
+		var created *time.Time
+		if err := r.Scan(&e.ID, &e.ApplicationID, &e.Name, &id, &state, &actor, &created, &e.EverSucceeded); err != nil {
+			return e, err
+		}
+		if id != nil {
+			e.Latest = &Deployment{ID: *id, TeamID: teamID, ApplicationID: e.ApplicationID, EnvironmentID: e.ID,
+				State: DeploymentState(*state), Actor: *actor, CreatedAt: *created}
+		}
+		return e, nil
+	})
+	return out, wrap(op, err)
 }

@@ -77,6 +77,30 @@ func TestStore_LatestDeploymentPerEnvironment(t *testing.T) {
 			t.Fatalf("another team's environment %s", e.ID)
 		}
 	}
+
+	// The applications list's read: environments, not previews, each with
+	// its newest deployment's summary.
+	preview, err := b.st.CreateEnvironment(b.ctx, team, store.EnvironmentParams{ApplicationID: b.a.app.ID, Kind: store.KindPreview, Name: "feature", Slug: "notes-feature", Branch: "feature"})
+	must(t, err)
+	deploy(preview.ID, store.StateFailed)
+	list, err := b.st.ListEnvironmentsLatest(b.ctx, team)
+	must(t, err)
+	byID := map[string]store.EnvironmentLatest{}
+	for _, e := range list {
+		byID[e.ID] = e
+	}
+	if _, ok := byID[preview.ID]; ok || len(list) != 4 {
+		t.Fatalf("ListEnvironmentsLatest: %+v, want the team's 4 environments without the preview", list)
+	}
+	if p := byID[b.a.env.ID]; p.Latest == nil || p.Latest.ID != newest.ID || p.Latest.State != store.StateFailed || !p.EverSucceeded || p.Latest.Actor != "system" || p.Latest.CreatedAt.IsZero() {
+		t.Errorf("production: %+v, want the failed newest and ever succeeded", p)
+	}
+	if s := byID[staging.ID]; s.Latest == nil || s.Latest.ID != stagingFailed.ID || s.EverSucceeded || s.Name != "staging" || s.ApplicationID != b.a.app.ID {
+		t.Errorf("staging: %+v", s)
+	}
+	if i := byID[idle.ID]; i.Latest != nil || i.EverSucceeded {
+		t.Errorf("idle: %+v, want never deployed", i)
+	}
 }
 
 func TestStore_CurrentDeploymentsOf(t *testing.T) {
