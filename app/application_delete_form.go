@@ -9,9 +9,9 @@ import (
 )
 
 // applicationDeleteForm is the list's typed-name delete form for one
-// application, which htmx loads when the row's disclosure opens (the list
-// does not carry a form per row). Without htmx it sends the visitor to
-// the Settings page's delete, guarded by the same typed name.
+// application, which htmx loads in place of the row's Delete… link (the
+// list does not carry a form per row). Without htmx it sends the visitor
+// to the Settings page's delete, guarded by the same typed name.
 func (h *handler) applicationDeleteForm(c *fiber.Ctx) error {
 	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app"))
 	if err != nil {

@@ -93,11 +93,11 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	// Each row's disclosure loads its delete form with the list's filter;
-	// the form carries it on.
+	// Each row's Delete… loads its delete form with the list's filter; the
+	// form carries it on.
 	hidden := func(r response, name string) []string {
 		var out []string
-		testid(r, "application-delete-disclosure").Each(func(_ int, d *goquery.Selection) {
+		testid(r, "application-delete-open").Each(func(_ int, d *goquery.Selection) {
 			u, _ := d.Attr("hx-get")
 			req := httptest.NewRequest(http.MethodGet, u, nil)
 			req.Header.Set("HX-Request", "true")
@@ -151,9 +151,9 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 }
 
 // TestApplication_DeleteFormLoadsOnOpen: the list carries no delete form
-// per row, only a disclosure that htmx fills with the typed-name form when
-// it opens and that, without JavaScript, links to the Settings page's
-// delete (guarded by the same typed name). A viewer gets neither.
+// per row, only a Delete… link that htmx answers with the typed-name form
+// in a disclosure and that, without JavaScript, leads to the Settings
+// page's delete (guarded by the same typed name). A viewer gets neither.
 func TestApplication_DeleteFormLoadsOnOpen(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -167,15 +167,15 @@ func TestApplication_DeleteFormLoadsOnOpen(t *testing.T) {
 	r := br.get("/applications")
 	wantStatus(t, r, http.StatusOK)
 	if n := r.doc.Find(`form[action$="/delete"], input[name="confirm"]`).Length(); n != 0 {
-		t.Fatalf("the list carries %d delete forms or fields; it should load them on open", n)
+		t.Fatalf("the list carries %d delete forms or fields; it should load them on demand", n)
 	}
-	d := testid(r, "application-delete-disclosure")
-	if get, _ := d.Attr("hx-get"); get != "/applications/"+a.ID+"/delete" {
-		t.Fatalf("the disclosure loads %q", get)
+	open := testid(r, "application-delete-open")
+	if get, _ := open.Attr("hx-get"); get != "/applications/"+a.ID+"/delete" {
+		t.Fatalf("Delete… loads %q", get)
 	}
-	href, _ := d.Find(`[data-testid="application-delete-settings"]`).Attr("href")
+	href, _ := open.Attr("href")
 	if href != "/applications/"+a.ID+"/settings#delete" {
-		t.Fatalf("without JavaScript the disclosure links to %q, want the Settings page's delete", href)
+		t.Fatalf("without JavaScript Delete… leads to %q, want the Settings page's delete", href)
 	}
 	if testid(br.get(href), "settings-delete").AttrOr("id", "") != "delete" {
 		t.Fatal("the Settings page's delete section is not the #delete the list links to")
@@ -185,7 +185,7 @@ func TestApplication_DeleteFormLoadsOnOpen(t *testing.T) {
 	req.Header.Set("HX-Request", "true")
 	r = br.do(req)
 	wantStatus(t, r, http.StatusOK)
-	form := testid(r, "application-delete-form")
+	form := testid(r, "application-delete-disclosure").Find(`[data-testid="application-delete-form"]`)
 	if action, _ := form.Attr("action"); action != "/applications/"+a.ID+"/delete" || !strings.Contains(form.Find(`label[for="delete-`+a.ID+`"]`).Text(), "Type web to confirm") {
 		t.Fatalf("the loaded form posts to %q and reads %q", action, form.Text())
 	}
@@ -199,8 +199,8 @@ func TestApplication_DeleteFormLoadsOnOpen(t *testing.T) {
 	}
 
 	vb := b.sessionBrowser(t, b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer))
-	if testid(vb.get("/applications"), "application-delete-disclosure").Length() != 0 {
-		t.Error("a viewer is offered the delete disclosure")
+	if testid(vb.get("/applications"), "application-delete-open").Length() != 0 {
+		t.Error("a viewer is offered Delete…")
 	}
 	wantStatus(t, vb.get("/applications/"+a.ID+"/delete"), http.StatusForbidden)
 }
