@@ -92,7 +92,7 @@ func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial
 	rows := make([]partial.ApplicationRow, len(apps))
 	lastOf := make([]*store.Deployment, len(apps))
 	for i, a := range apps {
-		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Created: when(&a.CreatedAt)}
+		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision}
 		var last *store.Deployment
 		for _, e := range byApp[a.ID] {
 			d := e.Latest
