@@ -16,15 +16,7 @@ func TestStore_LatestDeploymentPerEnvironment(t *testing.T) {
 	must(t, err)
 	deploy := func(envID string, path ...store.DeploymentState) store.Deployment {
 		t.Helper()
-		d, err := b.st.CreateDeployment(b.ctx, team, store.DeploymentParams{EnvironmentID: envID, Revision: 1, Origin: store.OriginBuild, Actor: "system"})
-		must(t, err)
-		from := store.StateRequested
-		for _, to := range path {
-			d, err = b.st.TransitionDeployment(b.ctx, team, d.ID, []store.DeploymentState{from}, to)
-			must(t, err)
-			from = to
-		}
-		return d
+		return deployThrough(t, b, team, envID, path...)
 	}
 	// production: succeeded, then a newer failed attempt; staging: only failed.
 	deploy(b.a.env.ID, store.StateCapturing, store.StatePreparing, store.StateRollingOut, store.StateSucceeded)
@@ -116,19 +108,7 @@ func TestStore_CurrentDeploymentsOf(t *testing.T) {
 	staging, live, idle, preview := env("staging", store.KindEnvironment), env("live", store.KindEnvironment), env("idle", store.KindEnvironment), env("feature", store.KindPreview)
 	deploy := func(envID string, path ...store.DeploymentState) store.Deployment {
 		t.Helper()
-		d, err := b.st.CreateDeployment(b.ctx, team, store.DeploymentParams{EnvironmentID: envID, Revision: 1, Origin: store.OriginBuild, Actor: "system"})
-		must(t, err)
-		from := store.StateRequested
-		for _, to := range path {
-			d, err = b.st.TransitionDeployment(b.ctx, team, d.ID, []store.DeploymentState{from}, to)
-			must(t, err)
-			if to == store.StateCapturing {
-				_, err = b.st.RecordCapture(b.ctx, team, d.ID, store.Capture{Manifest: []byte(`{"a":1}`), Rendered: []byte(`{"r":1}`), Variables: []byte(`{"v":1}`)})
-				must(t, err)
-			}
-			from = to
-		}
-		return d
+		return deployThrough(t, b, team, envID, path...)
 	}
 	success := []store.DeploymentState{store.StateCapturing, store.StatePreparing, store.StateRollingOut, store.StateSucceeded}
 	// production: two successes, then a newer failed attempt; staging:
@@ -164,4 +144,24 @@ func TestStore_CurrentDeploymentsOf(t *testing.T) {
 	if theirs, err := b.st.CurrentDeploymentsOf(b.ctx, team, b.b.app.ID); err != nil || len(theirs) != 0 {
 		t.Errorf("another team's application through team %s: %v %v, want none", team, theirs, err)
 	}
+}
+
+// deployThrough requests a deployment of one of team's environments and
+// moves it along path; on the way through capturing it records a capture
+// (manifest, rendered manifest and variables).
+func deployThrough(t *testing.T, b *testBundle, team, envID string, path ...store.DeploymentState) store.Deployment {
+	t.Helper()
+	d, err := b.st.CreateDeployment(b.ctx, team, store.DeploymentParams{EnvironmentID: envID, Revision: 1, Origin: store.OriginBuild, Actor: "system"})
+	must(t, err)
+	from := store.StateRequested
+	for _, to := range path {
+		d, err = b.st.TransitionDeployment(b.ctx, team, d.ID, []store.DeploymentState{from}, to)
+		must(t, err)
+		if to == store.StateCapturing {
+			_, err = b.st.RecordCapture(b.ctx, team, d.ID, store.Capture{Manifest: []byte(`{"a":1}`), Rendered: []byte(`{"r":1}`), Variables: []byte(`{"v":1}`)})
+			must(t, err)
+		}
+		from = to
+	}
+	return d
 }
