@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -92,10 +93,17 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
+	// Each row's Delete… loads its delete form with the list's filter; the
+	// form carries it on.
 	hidden := func(r response, name string) []string {
 		var out []string
-		testid(r, "application-row").Each(func(_ int, row *goquery.Selection) {
-			v, _ := row.Find(`form input[type="hidden"][name="` + name + `"]`).Attr("value")
+		testid(r, "application-delete-open").Each(func(_ int, d *goquery.Selection) {
+			u, _ := d.Attr("hx-get")
+			req := httptest.NewRequest(http.MethodGet, u, nil)
+			req.Header.Set("HX-Request", "true")
+			form := br.do(req)
+			wantStatus(t, form, http.StatusOK)
+			v, _ := testid(form, "application-delete-form").Find(`input[type="hidden"][name="` + name + `"]`).Attr("value")
 			out = append(out, v)
 		})
 		return out
@@ -116,8 +124,8 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 	if got := names(r); got != "web-admin,web-api" {
 		t.Fatalf("delete from q=web answered with %q, want web-admin,web-api", got)
 	}
-	if q, st := hidden(r, "q"), r.doc.Find(`input[name="state"]`).Length(); strings.Join(q, ",") != "web,web" || st != 0 {
-		t.Fatalf("the answer's delete forms carry q %v and %d state inputs, want web and none", q, st)
+	if q, st := hidden(r, "q"), hidden(r, "state"); strings.Join(q, ",") != "web,web" || strings.Join(st, ",") != "," {
+		t.Fatalf("the answer's delete forms carry q %v and state %v, want web and none", q, st)
 	}
 
 	// Filtered by name and state: the answer is the filtered list, here
@@ -140,4 +148,59 @@ func TestApplication_DeleteKeepsFilter(t *testing.T) {
 			t.Errorf("%s after its deletion: %v, want not found", name, err)
 		}
 	}
+}
+
+// TestApplication_DeleteFormLoadsOnOpen: the list carries no delete form
+// per row, only a Delete… link that htmx answers with the typed-name form
+// in a disclosure and that, without JavaScript, leads to the Settings
+// page's delete (guarded by the same typed name). A viewer gets neither.
+func TestApplication_DeleteFormLoadsOnOpen(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	owner := b.signup(t, "owner@example.com", "Acme")
+	br := b.sessionBrowser(t, owner.user)
+	a, err := b.store.CreateApplication(context.Background(), owner.team.ID, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := br.get("/applications")
+	wantStatus(t, r, http.StatusOK)
+	if n := r.doc.Find(`form[action$="/delete"], input[name="confirm"]`).Length(); n != 0 {
+		t.Fatalf("the list carries %d delete forms or fields; it should load them on demand", n)
+	}
+	open := testid(r, "application-delete-open")
+	if get, _ := open.Attr("hx-get"); get != "/applications/"+a.ID+"/delete" {
+		t.Fatalf("Delete… loads %q", get)
+	}
+	href, _ := open.Attr("href")
+	if href != "/applications/"+a.ID+"/settings#delete" {
+		t.Fatalf("without JavaScript Delete… leads to %q, want the Settings page's delete", href)
+	}
+	if testid(br.get(href), "settings-delete").AttrOr("id", "") != "delete" {
+		t.Fatal("the Settings page's delete section is not the #delete the list links to")
+	}
+
+	req := httptest.NewRequest(http.MethodGet, "/applications/"+a.ID+"/delete", nil)
+	req.Header.Set("HX-Request", "true")
+	r = br.do(req)
+	wantStatus(t, r, http.StatusOK)
+	form := testid(r, "application-delete-disclosure").Find(`[data-testid="application-delete-form"]`)
+	if action, _ := form.Attr("action"); action != "/applications/"+a.ID+"/delete" || !strings.Contains(form.Find(`label[for="delete-`+a.ID+`"]`).Text(), "Type web to confirm") {
+		t.Fatalf("the loaded form posts to %q and reads %q", action, form.Text())
+	}
+	if form.Find(`input[name="_csrf"]`).Length() != 1 {
+		t.Fatal("the loaded form has no CSRF token")
+	}
+	r = br.get("/applications/" + a.ID + "/delete")
+	wantStatus(t, r, http.StatusSeeOther)
+	if loc := r.header.Get("Location"); loc != "/applications/"+a.ID+"/settings#delete" {
+		t.Errorf("a plain GET redirected to %q, want the Settings page's delete", loc)
+	}
+
+	vb := b.sessionBrowser(t, b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer))
+	if testid(vb.get("/applications"), "application-delete-open").Length() != 0 {
+		t.Error("a viewer is offered Delete…")
+	}
+	wantStatus(t, vb.get("/applications/"+a.ID+"/delete"), http.StatusForbidden)
 }

@@ -75,38 +75,28 @@ func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial
 	// A few queries whatever the number of applications: environments and
 	// their latest deployments are read for the whole team at once, and
 	// the members who deployed only when something was deployed.
-	envs, err := h.store.ListTeamEnvironments(ctx, teamID)
-	if err != nil {
-		return nil, err
-	}
-	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, teamID, "")
+	envs, err := h.store.ListEnvironmentsLatest(ctx, teamID)
 	if err != nil {
 		return nil, err
 	}
 	var who people
-	if len(latest) > 0 {
-		if who, err = h.people(ctx, teamID); err != nil {
-			return nil, err
-		}
-	}
-	byApp := map[string][]store.Environment{}
+	byApp := map[string][]store.EnvironmentLatest{}
 	for _, e := range envs {
-		if e.Kind == store.KindEnvironment {
-			byApp[e.ApplicationID] = append(byApp[e.ApplicationID], e)
+		byApp[e.ApplicationID] = append(byApp[e.ApplicationID], e)
+		if e.Latest != nil && who == nil {
+			if who, err = h.people(ctx, teamID); err != nil {
+				return nil, err
+			}
 		}
 	}
 	rows := make([]partial.ApplicationRow, len(apps))
 	lastOf := make([]*store.Deployment, len(apps))
 	for i, a := range apps {
-		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Created: when(&a.CreatedAt)}
+		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision}
 		var last *store.Deployment
 		for _, e := range byApp[a.ID] {
-			var d *store.Deployment
-			ed, ok := latest[e.ID]
-			if ok {
-				d = &ed.Latest
-			}
-			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: e.Name, State: environmentState(d, ed.EverSucceeded)})
+			d := e.Latest
+			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: e.Name, State: environmentState(d, e.EverSucceeded)})
 			if d != nil && (last == nil || d.CreatedAt.After(last.CreatedAt)) {
 				last = d
 			}

@@ -6,36 +6,60 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
 // applicationShow is the application's Overview tab.
 func (h *handler) applicationShow(c *fiber.Ctx) error {
-	a, header, err := h.loadApplication(c, "overview")
+	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app"))
 	if err != nil {
 		return err
 	}
-	envs, err := h.environmentPage(c, a.TeamID, a.ID)
+	// The header and the environments come from the same two reads.
+	p, err := h.environmentPage(c, a, "overview")
 	if err != nil {
 		return err
 	}
-	h.addLiveStatus(c, envs)
-	h.addLogLinks(a.ID, envs)
-	h.addCertificates(c, a.TeamID, envs)
-	return h.render(c, http.StatusOK, a.Name, page.ApplicationOverview(header, envs))
+	h.addLiveStatus(c, p.envs)
+	h.addLogLinks(a.ID, p.envs)
+	h.addCertificates(c, a.TeamID, p.envs)
+	return h.render(c, http.StatusOK, a.Name, page.ApplicationOverview(p.header, p.envs))
 }
 
-// environmentPage loads what the Overview and Environments tabs show.
-func (h *handler) environmentPage(c *fiber.Ctx, teamID, appID string) ([]page.EnvironmentView, error) {
-	statuses, err := h.environmentStatuses(c.UserContext(), teamID, appID)
+// environmentsOf is what the Overview and Environments tabs show: the
+// header of tab and the environments with their current deployments.
+type environmentsOf struct {
+	header page.AppHeader
+	envs   []page.EnvironmentView
+}
+
+// environmentPage loads what the Overview and Environments tabs show, in
+// three queries whatever the number of environments and deployments.
+func (h *handler) environmentPage(c *fiber.Ctx, a store.Application, tab string) (environmentsOf, error) {
+	ctx := c.UserContext()
+	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
 	if err != nil {
-		return nil, err
+		return environmentsOf{}, err
 	}
-	who, err := h.people(c.UserContext(), teamID)
+	current, err := h.store.CurrentDeploymentsOf(ctx, a.TeamID, a.ID)
 	if err != nil {
-		return nil, err
+		return environmentsOf{}, err
 	}
-	return h.environmentViews(statuses, who, appID), nil
+	deployed := map[string]int64{}
+	for id, d := range current {
+		if d.Latest != nil {
+			deployed[id] = d.Latest.Revision
+		}
+	}
+	who, err := h.people(ctx, a.TeamID)
+	if err != nil {
+		return environmentsOf{}, err
+	}
+	return environmentsOf{
+		header: headerOf(a, tab, envs, deployed),
+		envs:   h.environmentViews(environmentStatuses(envs, current), who, a.ID),
+	}, nil
 }
 
 // addLiveStatus fills running replica counts from Docker when the server

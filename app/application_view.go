@@ -52,30 +52,37 @@ func (h *handler) loadEnvironment(c *fiber.Ctx, tab string) (store.Application, 
 // appHeader names the application with its environments: which have a
 // saved revision they do not run yet (pending) and which Deploy builds.
 func (h *handler) appHeader(ctx context.Context, a store.Application, tab string) (page.AppHeader, error) {
-	header := page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: tab}
 	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
 	if err != nil {
-		return header, err
+		return page.AppHeader{}, err
 	}
 	// Two queries whatever the number of environments; the header needs
 	// only each one's latest revision, not its deployments' manifests.
 	latest, err := h.store.LatestDeploymentPerEnvironment(ctx, a.TeamID, a.ID)
 	if err != nil {
-		return header, err
+		return page.AppHeader{}, err
 	}
+	deployed := map[string]int64{}
+	for id, d := range latest {
+		deployed[id] = d.Latest.Revision
+	}
+	return headerOf(a, tab, envs, deployed), nil
+}
+
+// headerOf is the header of a's tab from its environments and the
+// revision each one's latest deployment deployed (by environment id).
+func headerOf(a store.Application, tab string, envs []store.Environment, deployed map[string]int64) page.AppHeader {
+	header := page.AppHeader{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision, Tab: tab}
 	for _, e := range envs {
 		if e.Kind != store.KindEnvironment {
 			continue
 		}
-		he := page.HeaderEnvironment{ID: e.ID, Name: e.Name, PromoteOnly: e.PromoteFrom != ""}
-		if d, ok := latest[e.ID]; ok {
-			he.Deployed = d.Latest.Revision
-		}
+		he := page.HeaderEnvironment{ID: e.ID, Name: e.Name, PromoteOnly: e.PromoteFrom != "", Deployed: deployed[e.ID]}
 		he.Pending = a.CurrentRevision > he.Deployed
 		header.Envs = append(header.Envs, he)
 	}
 	sort.Slice(header.Envs, func(i, j int) bool { return header.Envs[i].Name < header.Envs[j].Name })
-	return header, nil
+	return header
 }
 
 // isFragment is true when htmx asks for a piece of a page rather than a
@@ -157,37 +164,19 @@ type environmentStatus struct {
 
 func (s environmentStatus) state() string { return environmentState(s.latest, s.succeeded != nil) }
 
-// environmentStatuses loads the application's environments (not previews)
-// with their deployments, by name.
-func (h *handler) environmentStatuses(ctx context.Context, teamID, appID string) ([]environmentStatus, error) {
-	envs, err := h.store.ListEnvironments(ctx, teamID, appID)
-	if err != nil {
-		return nil, err
-	}
+// environmentStatuses pairs the application's environments (not
+// previews) with their current deployments, by name.
+func environmentStatuses(envs []store.Environment, current map[string]store.CurrentDeployments) []environmentStatus {
 	var out []environmentStatus
 	for _, e := range envs {
 		if e.Kind != store.KindEnvironment {
 			continue
 		}
-		s := environmentStatus{env: e}
-		ds, err := h.store.ListDeployments(ctx, teamID, store.DeploymentFilter{EnvironmentID: e.ID, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		if len(ds) == 1 {
-			s.latest = &ds[0]
-		}
-		ok, err := h.store.LatestSucceededDeployment(ctx, teamID, e.ID)
-		switch {
-		case err == nil:
-			s.succeeded = &ok
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, err
-		}
-		out = append(out, s)
+		c := current[e.ID]
+		out = append(out, environmentStatus{env: e, latest: c.Latest, succeeded: c.Succeeded})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].env.Name < out[j].env.Name })
-	return out, nil
+	return out
 }
 
 // environmentViews turns statuses into the Overview/Environments rows;

@@ -22,10 +22,11 @@ import (
 
 // environmentsTab loads the tab; errs and notice come from an edit.
 func (h *handler) environmentsTab(c *fiber.Ctx, a store.Application, errs map[string]string, notice string) (page.EnvironmentsTab, error) {
-	envs, err := h.environmentPage(c, a.TeamID, a.ID)
+	p, err := h.environmentPage(c, a, "environments")
 	if err != nil {
 		return page.EnvironmentsTab{}, err
 	}
+	envs := p.envs
 	t := page.EnvironmentsTab{Envs: envs, Errors: errs, Notice: notice}
 	m, _, err := savedmanifest.CurrentLenient(c.UserContext(), h.store, a.TeamID, a.ID)
 	if err != nil {

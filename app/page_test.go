@@ -21,7 +21,7 @@ func TestPages_Viewer(t *testing.T) {
 	}
 	viewer := b.addMember(t, owner.team, "viewer@example.com", store.RoleViewer)
 	br := b.sessionBrowser(t, viewer)
-	forbidden := []string{"application-create-form", "application-delete", "invite-form", "member-role-form", "member-remove", "token-create-form", "token-revoke"}
+	forbidden := []string{"application-create-form", "application-delete-open", "invite-form", "member-role-form", "member-remove", "token-create-form", "token-revoke"}
 	for _, path := range []string{"/applications", "/members", "/tokens", "/account", "/events"} {
 		r := br.get(path)
 		wantStatus(t, r, http.StatusOK)
@@ -53,7 +53,7 @@ func TestPages_OwnerControls(t *testing.T) {
 	b.addMember(t, owner.team, "dev@example.com", store.RoleDeveloper)
 	br := b.sessionBrowser(t, owner.user)
 	want := map[string][]string{
-		"/applications": {"application-create-form", "application-delete", "application-row"},
+		"/applications": {"application-create-form", "application-delete-open", "application-row"},
 		"/members":      {"invite-form", "member-role-form", "member-remove"},
 		"/tokens":       {"token-create-form"},
 		"/account":      {"team-create-form", "account-email"},

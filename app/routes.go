@@ -50,6 +50,7 @@ func (h *handler) routes(f *fiber.App, cfg Config) {
 	f.Post("/applications", h.requireScope(auth.AppsWrite), h.applicationCreate)
 	f.Get("/applications/import", h.requireScope(auth.AppsRead), h.applicationImportShow)
 	f.Post("/applications/import", h.requireScope(auth.AppsRead), h.applicationImport)
+	f.Get("/applications/:app/delete", h.requireScope(auth.AppsDelete), h.applicationDeleteForm)
 	f.Post("/applications/:app/delete", h.requireScope(auth.AppsDelete), h.applicationDelete)
 	f.Post("/manifest/validate", h.requireScope(auth.AppsRead), h.manifestValidate)
 	f.Post("/manifest/plan", h.requireScope(auth.AppsRead), h.manifestPlan)

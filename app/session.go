@@ -71,14 +71,14 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	v := &visitor{}
 	c.Locals(visitorKey, v)
 	if secret := c.Cookies(sessionCookie); secret != "" {
-		sess, user, err := h.store.GetSessionUser(ctx, store.HashToken(secret))
+		in, err := h.store.GetSignedIn(ctx, store.HashToken(secret))
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			h.clearCookie(c, sessionCookie)
 		case err != nil:
 			return err
 		default:
-			if err := h.loadMember(c, v, sess, user); err != nil {
+			if err := h.loadMember(c, v, in); err != nil {
 				return err
 			}
 		}
@@ -92,13 +92,10 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-func (h *handler) loadMember(c *fiber.Ctx, v *visitor, sess store.Session, user store.User) error {
+func (h *handler) loadMember(c *fiber.Ctx, v *visitor, in store.SignedIn) error {
 	ctx := c.UserContext()
-	teams, err := h.store.ListUserTeams(ctx, sess.UserID)
-	if err != nil {
-		return err
-	}
-	v.session, v.user, v.teams = sess, user, teams
+	sess, teams := in.Session, in.Teams
+	v.session, v.user, v.teams = sess, in.User, teams
 	for i := range teams {
 		if teams[i].Team.ID == sess.CurrentTeamID {
 			v.current = &teams[i]

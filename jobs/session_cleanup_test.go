@@ -121,7 +121,7 @@ func TestSessionCleanupWorker_Work(t *testing.T) {
 	if err := b.st.Pool().QueryRow(b.ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("sessions left = %d, %v; want 1", n, err)
 	}
-	if _, _, err := b.st.GetSessionUser(b.ctx, live); err != nil {
+	if _, err := b.st.GetSignedIn(b.ctx, live); err != nil {
 		t.Fatalf("live session deleted: %v", err)
 	}
 }

@@ -21,22 +21,30 @@ func TestStore_Session(t *testing.T) {
 	if sess.CurrentTeamID != b.a.team.ID || !bytes.Equal(sess.CSRFSecret, csrf) {
 		t.Fatalf("CreateSession = %+v", sess)
 	}
-	got, user, err := b.st.GetSessionUser(b.ctx, id)
+	in, err := b.st.GetSignedIn(b.ctx, id)
 	must(t, err)
-	if got.UserID != b.a.owner.ID || user.ID != b.a.owner.ID || user.Email != b.a.owner.Email {
-		t.Fatalf("GetSessionUser = %+v, %+v", got, user)
+	if in.Session.UserID != b.a.owner.ID || in.User.ID != b.a.owner.ID || in.User.Email != b.a.owner.Email {
+		t.Fatalf("GetSignedIn = %+v", in)
+	}
+	if len(in.Teams) != 1 || in.Teams[0].Team.ID != b.a.team.ID || in.Teams[0].Role != store.RoleOwner {
+		t.Fatalf("GetSignedIn teams = %+v, want team A as owner", in.Teams)
 	}
 
 	// A user cannot switch into a team they are not a member of.
 	wantErr(t, b.st.SetSessionTeam(b.ctx, id, b.b.team.ID), store.ErrNotFound)
 	must(t, b.st.AddMember(b.ctx, b.b.team.ID, b.a.owner.ID, store.RoleViewer))
 	must(t, b.st.SetSessionTeam(b.ctx, id, b.b.team.ID))
+	in, err = b.st.GetSignedIn(b.ctx, id)
+	must(t, err)
+	if in.Session.CurrentTeamID != b.b.team.ID || len(in.Teams) != 2 || in.Teams[0].Team.Name > in.Teams[1].Team.Name {
+		t.Fatalf("after joining team B: %+v, want both teams by name and B current", in)
+	}
 	// Leaving the team clears the session's current team, keeps the session.
 	must(t, b.st.RemoveMember(b.ctx, b.b.team.ID, b.a.owner.ID))
-	got, _, err = b.st.GetSessionUser(b.ctx, id)
+	in, err = b.st.GetSignedIn(b.ctx, id)
 	must(t, err)
-	if got.CurrentTeamID != "" {
-		t.Fatalf("current team after leaving = %q, want empty", got.CurrentTeamID)
+	if in.Session.CurrentTeamID != "" || len(in.Teams) != 1 {
+		t.Fatalf("current team after leaving = %q (teams %+v), want empty", in.Session.CurrentTeamID, in.Teams)
 	}
 	// Creating a session in a team the user is not in fails.
 	_, otherID := secret(t)
@@ -53,7 +61,7 @@ func TestStore_Session(t *testing.T) {
 		ID: expiredID, UserID: b.b.owner.ID, CSRFSecret: csrf, ExpiresAt: time.Now().Add(-time.Minute),
 	})
 	must(t, err)
-	_, _, err = b.st.GetSessionUser(b.ctx, expiredID)
+	_, err = b.st.GetSignedIn(b.ctx, expiredID)
 	wantErr(t, err, store.ErrNotFound)
 	wantErr(t, b.st.TouchSession(b.ctx, expiredID, time.Now().Add(hour)), store.ErrNotFound)
 	n, err := b.st.DeleteExpiredSessions(b.ctx, time.Now())
@@ -61,7 +69,7 @@ func TestStore_Session(t *testing.T) {
 	if n < 1 {
 		t.Fatalf("DeleteExpiredSessions = %d, want at least 1", n)
 	}
-	_, _, err = b.st.GetSessionUser(b.ctx, id)
+	_, err = b.st.GetSignedIn(b.ctx, id)
 	must(t, err)
 
 	// Ending every session but one.
@@ -75,7 +83,7 @@ func TestStore_Session(t *testing.T) {
 	}
 	must(t, b.st.DeleteSession(b.ctx, id))
 	must(t, b.st.DeleteSession(b.ctx, id)) // logging out twice is fine
-	_, _, err = b.st.GetSessionUser(b.ctx, id)
+	_, err = b.st.GetSignedIn(b.ctx, id)
 	wantErr(t, err, store.ErrNotFound)
 }
 

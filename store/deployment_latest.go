@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -83,3 +84,111 @@ type withTrailing struct {
 }
 
 func (r withTrailing) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.extra...)...) }
+
+// CurrentDeployments is an environment's newest deployment and the newest
+// one that succeeded (what runs now), either nil, both the same deployment
+// when the newest succeeded.
+type CurrentDeployments struct {
+	Latest, Succeeded *Deployment
+}
+
+// deploymentPageColumns are deploymentColumns without the captured
+// manifest and the variables (NULL), which the pages showing an
+// environment's current deployments do not read.
+const deploymentPageColumns = `id, team_id, application_id, environment_id, state, revision,
+	NULL::jsonb, rendered_manifest, NULL::jsonb, spec_hash, origin, coalesce(restored_from, ''),
+	coalesce(promoted_from, ''), actor, error_code, error_message, steps,
+	created_at, updated_at, started_at, finished_at`
+
+// CurrentDeploymentsOf returns, by environment id and in one query, the
+// newest and the latest succeeded deployment of each of the application's
+// environments (not previews) that has one. They carry their rendered
+// manifest and steps but not their captured manifest nor their variables
+// (nil); a deployment that is both is read once.
+func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID string) (map[string]CurrentDeployments, error) {
+	const op = "current deployments"
+	// Two index probes per environment (deployments_environment_latest_idx
+	// and the succeeded index), then the rows by primary key.
+	rows, err := s.db.Query(ctx, `
+		WITH envs AS (
+			SELECT id FROM environments WHERE team_id = $1 AND application_id = $2 AND kind = 'environment'
+		), latest AS (
+			SELECT l.id FROM envs e CROSS JOIN LATERAL (
+				SELECT id FROM deployments WHERE team_id = $1 AND environment_id = e.id
+				ORDER BY created_at DESC, id DESC LIMIT 1) l
+		), succeeded AS (
+			SELECT o.id FROM envs e CROSS JOIN LATERAL (
+				SELECT id FROM deployments WHERE team_id = $1 AND environment_id = e.id AND state = 'succeeded'
+				ORDER BY finished_at DESC, id DESC LIMIT 1) o
+		)
+		SELECT `+deploymentPageColumns+`, id IN (SELECT id FROM latest), id IN (SELECT id FROM succeeded)
+		FROM deployments
+		WHERE team_id = $1 AND id IN (SELECT id FROM latest UNION ALL SELECT id FROM succeeded)`, teamID, applicationID)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	out := map[string]CurrentDeployments{}
+	for rows.Next() {
+		var latest, succeeded bool
+		d, err := scanDeployment(withTrailing{rows, []any{&latest, &succeeded}})
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		c := out[d.EnvironmentID]
+		if latest {
+			c.Latest = &d
+		}
+		if succeeded {
+			c.Succeeded = &d
+		}
+		out[d.EnvironmentID] = c
+	}
+	return out, wrap(op, rows.Err())
+}
+
+// EnvironmentLatest is an environment as the applications list shows it:
+// its name and a summary of its newest deployment.
+type EnvironmentLatest struct {
+	ID, ApplicationID, Name string
+	// Latest holds only the newest deployment's id, state, actor and
+	// creation time; nil when the environment was never deployed.
+	Latest        *Deployment
+	EverSucceeded bool
+}
+
+// ListEnvironmentsLatest returns every environment (not preview) of the
+// team's applications with a summary of its newest deployment, by
+// application then name, in one query.
+func (s *Store) ListEnvironmentsLatest(ctx context.Context, teamID string) ([]EnvironmentLatest, error) {
+	const op = "list environments with their latest deployment"
+	rows, err := s.db.Query(ctx, `
+		SELECT e.id, e.application_id, e.name, d.id, d.state, d.actor, d.created_at,
+			EXISTS (SELECT 1 FROM deployments ok
+				WHERE ok.team_id = $1 AND ok.environment_id = e.id AND ok.state = 'succeeded')
+		FROM environments e
+		LEFT JOIN LATERAL (
+			SELECT id, state, actor, created_at FROM deployments
+			WHERE team_id = $1 AND environment_id = e.id
+			ORDER BY created_at DESC, id DESC
+			LIMIT 1) d ON true
+		WHERE e.team_id = $1 AND e.kind = 'environment'
+		ORDER BY e.application_id, e.name`, teamID)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (EnvironmentLatest, error) {
+		var e EnvironmentLatest
+		var id, state, actor *string
+		var created *time.Time
+		if err := r.Scan(&e.ID, &e.ApplicationID, &e.Name, &id, &state, &actor, &created, &e.EverSucceeded); err != nil {
+			return e, err
+		}
+		if id != nil {
+			e.Latest = &Deployment{ID: *id, TeamID: teamID, ApplicationID: e.ApplicationID, EnvironmentID: e.ID,
+				State: DeploymentState(*state), Actor: *actor, CreatedAt: *created}
+		}
+		return e, nil
+	})
+	return out, wrap(op, err)
+}

@@ -37,22 +37,58 @@ func (s *Store) CreateSession(ctx context.Context, sess Session) (Session, error
 	return out, wrap("create session", err)
 }
 
-// GetSessionUser returns an unexpired session with its user, in one
-// query: the dashboard reads both on every request.
-func (s *Store) GetSessionUser(ctx context.Context, id []byte) (Session, User, error) {
-	var sess Session
-	var u User
-	err := s.db.QueryRow(ctx, `
+// SignedIn is an unexpired session with its user and every team the user
+// belongs to, ordered by name.
+type SignedIn struct {
+	Session Session
+	User    User
+	Teams   []MemberTeam
+}
+
+// GetSignedIn returns an unexpired session with its user and the user's
+// teams, in one query: the dashboard reads them on every request.
+func (s *Store) GetSignedIn(ctx context.Context, id []byte) (SignedIn, error) {
+	const op = "get signed-in session"
+	rows, err := s.db.Query(ctx, `
 		SELECT s.id, s.user_id, coalesce(s.current_team_id, ''), s.csrf_secret, s.expires_at, s.created_at, s.last_seen_at,
-			u.id, u.email, u.name, u.password_hash, u.installation_admin, u.created_at, u.updated_at
+			u.id, u.email, u.name, u.password_hash, u.installation_admin, u.created_at, u.updated_at,
+			t.id, t.name, t.slug, t.created_at, t.updated_at, m.role
 		FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.id = $1 AND s.expires_at > now()`, id).Scan(
-		&sess.ID, &sess.UserID, &sess.CurrentTeamID, &sess.CSRFSecret, &sess.ExpiresAt, &sess.CreatedAt, &sess.LastSeenAt,
-		&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.InstallationAdmin, &u.CreatedAt, &u.UpdatedAt)
+		LEFT JOIN memberships m ON m.user_id = u.id
+		LEFT JOIN teams t ON t.id = m.team_id
+		WHERE s.id = $1 AND s.expires_at > now()
+		ORDER BY lower(t.name), t.id`, id)
 	if err != nil {
-		return Session{}, User{}, wrap("get session user", err)
+		return SignedIn{}, wrap(op, err)
 	}
-	return sess, u, nil
+	defer rows.Close()
+	var in SignedIn
+	found := false
+	for rows.Next() {
+		sess, u := &in.Session, &in.User
+		// A user in no team has one row with NULL team columns.
+		var teamID, name, slug, role *string
+		var created, updated *time.Time
+		if err := rows.Scan(&sess.ID, &sess.UserID, &sess.CurrentTeamID, &sess.CSRFSecret, &sess.ExpiresAt, &sess.CreatedAt, &sess.LastSeenAt,
+			&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.InstallationAdmin, &u.CreatedAt, &u.UpdatedAt,
+			&teamID, &name, &slug, &created, &updated, &role); err != nil {
+			return SignedIn{}, wrap(op, err)
+		}
+		found = true
+		if teamID != nil {
+			in.Teams = append(in.Teams, MemberTeam{
+				Team: Team{ID: *teamID, Name: *name, Slug: *slug, CreatedAt: *created, UpdatedAt: *updated},
+				Role: Role(*role),
+			})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return SignedIn{}, wrap(op, err)
+	}
+	if !found {
+		return SignedIn{}, wrap(op, ErrNotFound)
+	}
+	return in, nil
 }
 
 // TouchSession records activity and slides the expiry to expiresAt.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,17 +86,30 @@ func BenchmarkDashboard(b *testing.B) {
 		} else {
 			ratio = fmt.Sprintf("  p99 = %.1f× static", float64(res.p99)/float64(staticP99))
 		}
-		fmt.Printf("%-40s %7d req  %8.0f req/s  %7d B/resp  p50 %-10v p99 %-10v errors %d%s\n",
-			p.name, res.n, res.rps, res.bytes, res.p50, res.p99, res.errors, ratio)
+		fmt.Printf("%-40s %7d req  %8.0f req/s  %7d B/resp  cpu %5.2f ms/req  p50 %-10v p99 %-10v errors %d%s\n",
+			p.name, res.n, res.rps, res.bytes, res.cpuPerReq, res.p50, res.p99, res.errors, ratio)
 	}
 }
 
 type result struct {
 	n, errors int
 	// bytes is the last response's body size.
-	bytes    int64
-	rps      float64
-	p50, p99 time.Duration
+	bytes int64
+	rps   float64
+	// cpuPerReq is this process's CPU time (server and clients, not
+	// Postgres) per successful request, in milliseconds: steadier than
+	// latency on a machine that other work shares.
+	cpuPerReq float64
+	p50, p99  time.Duration
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // load runs clients goroutines issuing requests back to back for d.
@@ -106,7 +120,7 @@ func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, r
 	errors := 0
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for i := range clients {
 		wg.Go(func() {
 			c := callers[i%len(callers)]
@@ -133,13 +147,14 @@ func load(b *testing.B, httpc *http.Client, callers []caller, d time.Duration, r
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	if len(lat) == 0 {
 		b.Fatalf("no successful requests (%d errors)", errors)
 	}
 	slices.Sort(lat)
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(float64(len(lat))*p))] }
-	return result{n: len(lat), errors: errors, bytes: size.Load(), rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(0.50), p99: pct(0.99)}
+	return result{n: len(lat), errors: errors, bytes: size.Load(), rps: float64(len(lat)) / elapsed.Seconds(),
+		cpuPerReq: float64(cpu.Microseconds()) / 1000 / float64(len(lat)), p50: pct(0.50), p99: pct(0.99)}
 }
 
 // seed creates the teams, their applications, an owner session and an

@@ -289,8 +289,9 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 		chromedp.Navigate(base+"/applications?q=browser-"+id+"&state=running"),
 		chromedp.WaitVisible(css(`[data-testid="application-row"]`)),
 	)
-	// The list guards deletion by the typed name, as Settings does: open
-	// the row's disclosure, type the name, press Delete application.
+	// The list guards deletion by the typed name, as Settings does: press
+	// the row's Delete… (which loads the form), type the name, press
+	// Delete application.
 	run("delete from the filtered list",
 		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
 		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), "browser-"+id),

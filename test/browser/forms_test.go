@@ -570,10 +570,13 @@ func TestDashboard_FormsThroughTheUI(t *testing.T) {
 	)
 	o.wantText("back in the first team", `[data-testid="current-team"]`, "Forms team")
 
-	// The list deletes by typed name, as Settings does: a wrong name
-	// deletes nothing and says so.
+	// The list deletes by typed name, as Settings does: a row's Delete…
+	// loads its form; a wrong name deletes nothing and says so.
+	o.run("the list", chromedp.Navigate(base+"/applications"), chromedp.WaitVisible(css(`[data-testid="application-delete-open"]`)))
+	if o.count(`[data-testid="application-delete-form"]`) != 0 {
+		t.Fatal("the list carries a delete form before Delete… is pressed")
+	}
 	o.run("open the list's delete",
-		chromedp.Navigate(base+"/applications"),
 		chromedp.Click(css(`[data-testid="application-delete-open"]`)),
 		chromedp.SendKeys(css(`[data-testid="application-delete-confirm"]`), "not-it"),
 		chromedp.Click(css(`[data-testid="application-delete"]`)),

@@ -264,7 +264,7 @@ func ApplicationSettings(a AppHeader, t SettingsTab) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if views.Can(ctx, "apps:delete") {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section class=\"card danger-zone\" data-testid=\"settings-delete\"><h2>Delete this application</h2><p>Its environments are torn down and its history deleted. Named volumes are <strong>kept</strong> in Docker; remove them yourself once you no longer need the data.</p><form method=\"post\" action=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section class=\"card danger-zone\" id=\"delete\" data-testid=\"settings-delete\"><h2>Delete this application</h2><p>Its environments are torn down and its history deleted. Named volumes are <strong>kept</strong> in Docker; remove them yourself once you no longer need the data.</p><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
