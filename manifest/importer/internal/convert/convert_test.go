@@ -102,12 +102,14 @@ func TestCheckImage(t *testing.T) {
 
 func TestCheckHostname(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{"Example.COM.", "a-b.example.com", "${{ vars.x }}"} {
+	for _, in := range []string{"Example.COM.", "a-b.example.com", "${{ vars.x }}", "api.${{ vars.DOMAIN }}", "app-${{ vars.ENV }}.example.com"} {
 		if _, err := CheckHostname(in, false); err != nil {
 			t.Errorf("CheckHostname(%q): %v", in, err)
 		}
 	}
-	for _, in := range []string{"", "localhost", "http://a.com", "a.com:80", "a.com/x", "*.a.com", "-a.com"} {
+	for _, in := range []string{"", "localhost", "http://a.com", "a.com:80", "a.com/x", "*.a.com", "-a.com",
+		// Around a reference: a quote, a trailing hyphen, an empty label, a path.
+		"${{ vars.N }}\"", "${{ vars.N }}-", "a..${{ vars.N }}", "${{ vars.N }}/x", "${{ vars.N"} {
 		if _, err := CheckHostname(in, false); err == nil {
 			t.Errorf("CheckHostname(%q) accepted", in)
 		}

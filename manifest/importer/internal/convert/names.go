@@ -90,11 +90,13 @@ var (
 func ValidEnvKey(s string) bool { return len(s) <= 255 && envKeyRE.MatchString(s) }
 
 // CheckHostname returns the lowercase hostname, or an error explaining why it
-// is not a public DNS name. Names holding a ${{ }} reference are checked once
-// rendered, so they pass unchanged.
+// is not a public DNS name. A name holding ${{ }} references is returned
+// unchanged once its literal text fits a hostname around them (each
+// reference may stand for one or more whole labels or part of one); the
+// rest is checked when it is rendered.
 func CheckHostname(h string, wildcard bool) (string, error) {
 	if strings.Contains(h, "${{") {
-		return h, nil
+		return h, checkTemplatedHostname(h, wildcard)
 	}
 	h = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
 	if len(h) > 253 || h == "" {
@@ -116,6 +118,31 @@ func CheckHostname(h string, wildcard bool) (string, error) {
 		}
 	}
 	return h, nil
+}
+
+// checkTemplatedHostname checks h with each ${{ }} reference read as the
+// label text "x": what is around the references must be hostname labels.
+func checkTemplatedHostname(h string, wildcard bool) error {
+	var probe strings.Builder
+	for rest := h; ; {
+		i := strings.Index(rest, "${{")
+		if i < 0 {
+			probe.WriteString(rest)
+			break
+		}
+		end := strings.Index(rest[i:], "}}")
+		if end < 0 {
+			return fmt.Errorf("%q has a reference without its closing }}", h)
+		}
+		probe.WriteString(rest[:i] + "x")
+		rest = rest[i+end+2:]
+	}
+	for i, l := range strings.Split(strings.ToLower(probe.String()), ".") {
+		if (i > 0 || l != "*" || !wildcard) && !hostLabel.MatchString(l) {
+			return fmt.Errorf("%q is not a DNS hostname around its references (letters, digits, hyphens and dots only)", h)
+		}
+	}
+	return nil
 }
 
 // CheckImage validates a Docker image reference the way Slipway does: no URL
