@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -29,10 +28,7 @@ func TestStart_ServesSealedCertificateStorage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", filepath.Join(dir, gatewayfeed.SocketName))
-	}}}
+	c := socketClient(dir)
 	const key = "certificates/acme/a.example/a.example.key"
 	value := []byte("private key of a.example")
 	req, _ := http.NewRequest(http.MethodPut, "http://gateway"+ingress.StoragePath+"store?key="+key, bytes.NewReader(value))

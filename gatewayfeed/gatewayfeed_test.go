@@ -24,13 +24,7 @@ import (
 // hands a long-polling gateway the next version once a route is stored.
 func TestStart_PublishesStoreChanges(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st := storetest.NewSchema(t)
-	dir := filepath.Join(t.TempDir(), "gateway")
-	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
+	ctx, st, dir := startOnSocket(t)
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("socket directory: %v %v", fi.Mode(), err)
 	}
@@ -103,13 +97,7 @@ func TestStart_PublishesStoreChanges(t *testing.T) {
 // gateway's addresses into the store and refuses an invalid one.
 func TestStart_StoresAddressReports(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st := storetest.NewSchema(t)
-	dir := filepath.Join(t.TempDir(), "gateway")
-	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
+	ctx, st, dir := startOnSocket(t)
 	c := socketClient(dir)
 	put := func(body string) int {
 		t.Helper()
@@ -137,6 +125,20 @@ func TestStart_StoresAddressReports(t *testing.T) {
 }
 
 // socketClient sends its requests to the feed's socket in dir.
+// startOnSocket starts the feed on a socket only (no TCP, no keyring) over
+// a fresh schema, stopped when the test ends.
+func startOnSocket(t *testing.T) (context.Context, *store.Store, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	st := storetest.NewSchema(t)
+	dir := filepath.Join(t.TempDir(), "gateway")
+	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, st, dir
+}
+
 func socketClient(dir string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
