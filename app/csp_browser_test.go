@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/headless"
 	"github.com/slipwayhq/slipway/test/summary"
 )
 
@@ -100,10 +100,7 @@ const cspControlPath = "/csp-control-page"
 // filler is added here. A control page that inlines a script and styles
 // must be caught, or the walk proves nothing.
 func TestCSP_EveryPageInChromium(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil || testing.Short() {
-		t.Skip("needs Chromium at " + chromium)
-	}
+	headless.Need(t)
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
@@ -204,7 +201,7 @@ func TestCSP_EveryPageInChromium(t *testing.T) {
 	}
 	base := b.listen(t)
 
-	bctx, cancel := cspBrowser(t, chromium)
+	bctx, cancel := headless.Start(t, nil)
 	defer cancel()
 	w := &violations{}
 	if err := chromedp.Listen(bctx, w.record); err != nil {
@@ -281,21 +278,6 @@ func dashboardPage(path string) bool {
 		}
 	}
 	return !strings.HasSuffix(path, "/download") // a file, not a page
-}
-
-func cspBrowser(t *testing.T, chromium string) (context.Context, context.CancelFunc) {
-	t.Helper()
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
-	bctx, bcancel := chromedp.NewContext(actx)
-	// The browser lives as long as the first Run's context: no timeout.
-	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
-		bcancel()
-		acancel()
-		t.Fatalf("start chromium: %v", err)
-	}
-	return bctx, func() { bcancel(); acancel() }
 }
 
 // loadPage navigates to url and returns once the page is complete, htmx

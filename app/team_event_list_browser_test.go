@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -14,16 +13,14 @@ import (
 	"github.com/slipwayhq/slipway/app/auth"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/storetest"
+	"github.com/slipwayhq/slipway/test/headless"
 )
 
 // TestTeamEvents_OlderInChromium clicks "Older events" in headless
 // Chromium: htmx replaces the button's row with the next page's rows and
 // its own button, in place, until the oldest event, each event once.
 func TestTeamEvents_OlderInChromium(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil || testing.Short() {
-		t.Skip("needs Chromium at " + chromium)
-	}
+	headless.Need(t)
 	t.Parallel()
 	// A browser sends requests side by side (the page, its favicon), which
 	// one shared test transaction cannot serve: a schema of its own.
@@ -44,16 +41,8 @@ func TestTeamEvents_OlderInChromium(t *testing.T) {
 	session := b.sessionBrowser(t, owner.user).cookies["slipway_session"]
 	base := b.listen(t)
 
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
+	bctx, bcancel := headless.Start(t, nil)
 	defer bcancel()
-	// The browser lives as long as the first Run's context: no timeout on it.
-	if err := chromedp.Do(bctx, chromedp.Navigate(base+"/healthz")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
 	tctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
 	defer cancel()
 	rows := `document.querySelectorAll('[data-testid="team-event-row"]').length`
@@ -65,6 +54,7 @@ func TestTeamEvents_OlderInChromium(t *testing.T) {
 	}
 	older := `[data-testid="team-events-older"] a`
 	if err := chromedp.Do(tctx,
+		chromedp.Navigate(base+"/healthz"), // the cookie below is the dashboard origin's
 		chromedp.Evaluate[chromedp.Void](`document.cookie = "slipway_session=`+session+`; path=/"`),
 		chromedp.Navigate(base+"/events"),
 		chromedp.WaitVisible(chromedp.CSS(older)),

@@ -19,6 +19,7 @@ import (
 
 	"github.com/slipwayhq/slipway/runtime/swarm/swarmtest"
 	"github.com/slipwayhq/slipway/test/chaos/chaostest"
+	"github.com/slipwayhq/slipway/test/headless"
 )
 
 // The manifest the test types, first with a misspelt field on line 10.
@@ -309,22 +310,10 @@ func TestDashboard_CreatePlanDeploy(t *testing.T) {
 func browserContext(t *testing.T, hostRules string) (context.Context, context.CancelFunc) {
 	t.Helper()
 	walked(t)
-	opts := []chromedp.ExecAllocatorOption{
+	return headless.Start(t, []chromedp.ExecAllocatorOption{
 		chromedp.Flag("host-resolver-rules", hostRules),
-		chromedp.ExecPath("/usr/bin/chromium"),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1200, 900),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(recordSubmissions))
-	return ctx, func() { cancel(); acancel() }
+	}, chromedp.WithListener(recordSubmissions))
 }
 
 // artifactsDir is test-artifacts/dashboard at the repository root.
