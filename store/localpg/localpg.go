@@ -74,8 +74,7 @@ func Start(ctx context.Context, dataDir string, logger *slog.Logger) (*Cluster, 
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return nil, fmt.Errorf("data dir %s: %w", abs, err)
 		}
-		sum := sha256.Sum256([]byte(abs))
-		parent := filepath.Join(fallbackRoot, "dev-"+hex.EncodeToString(sum[:6]))
+		parent := fallbackDir(abs)
 		if err := os.MkdirAll(parent, 0o755); err != nil {
 			return nil, fmt.Errorf("postgres dir %s: %w", parent, err)
 		}
@@ -140,8 +139,31 @@ func isExecutable(path string) bool {
 }
 
 // fallbackRoot holds private clusters whose data directory the postgres
-// user cannot reach.
-const fallbackRoot = "/var/lib/slipway"
+// user cannot reach. It is a directory of its own: serve's default data
+// directory, /var/lib/slipway, is private to root once serve wrote its
+// setup token there, and the postgres user could not pass through it.
+const fallbackRoot = "/var/lib/slipway-postgres"
+
+// legacyFallbackRoot is where earlier versions kept those clusters; one
+// found there is used again.
+const legacyFallbackRoot = "/var/lib/slipway"
+
+// fallbackDir is the directory holding the private cluster of dataDir
+// when the postgres user cannot reach dataDir, named after it so it is
+// found again.
+func fallbackDir(dataDir string) string {
+	sum := sha256.Sum256([]byte(dataDir))
+	name := "dev-" + hex.EncodeToString(sum[:6])
+	if legacy := filepath.Join(legacyFallbackRoot, name); fileExists(filepath.Join(legacy, "pg", "PG_VERSION")) {
+		return legacy
+	}
+	return filepath.Join(fallbackRoot, name)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
 
 // reachable reports whether the postgres user can pass through every
 // directory down to dir (the parts that exist).

@@ -132,7 +132,9 @@ func TestStart_UnreachableAsRoot(t *testing.T) {
 		t.Skip("only root hands Postgres to another user") // the rule only exists for root
 	}
 	// A data directory the postgres user cannot pass through (a checkout
-	// under /root, say) keeps its cluster under /var/lib/slipway instead.
+	// under /root, say) keeps its cluster under /var/lib/slipway-postgres
+	// instead, which is reachable even where serve made /var/lib/slipway
+	// private.
 	private := t.TempDir() // 0700, root's
 	dataDir := filepath.Join(private, "data")
 	c, err := localpg.Start(context.Background(), dataDir, slog.New(slog.DiscardHandler))
@@ -143,8 +145,8 @@ func TestStart_UnreachableAsRoot(t *testing.T) {
 		_ = c.Stop(context.Background())
 		_ = os.RemoveAll(filepath.Dir(c.Dir()))
 	})
-	if !strings.HasPrefix(c.Dir(), "/var/lib/slipway/") {
-		t.Fatalf("cluster in %s, want it under /var/lib/slipway", c.Dir())
+	if !strings.HasPrefix(c.Dir(), "/var/lib/slipway-postgres/") {
+		t.Fatalf("cluster in %s, want it under /var/lib/slipway-postgres", c.Dir())
 	}
 	if v := query(t, c.URL(), `SELECT 'reachable'`); v != "reachable" {
 		t.Fatalf("query = %q", v)
