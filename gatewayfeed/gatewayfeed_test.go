@@ -33,21 +33,7 @@ func TestStart_PublishesStoreChanges(t *testing.T) {
 		t.Fatal("a second feed took over a live socket")
 	}
 	c := socketClient(dir)
-	fetch := func(after int64) (int, ingress.Table) {
-		t.Helper()
-		resp, err := c.Get(fmt.Sprintf("http://gateway%s?after=%d", ingress.RoutesPath, after))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var tab ingress.Table
-		if resp.StatusCode == http.StatusOK {
-			if err := json.NewDecoder(resp.Body).Decode(&tab); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return resp.StatusCode, tab
-	}
+	fetch := func(after int64) (int, ingress.Table) { return fetchTable(t, c, after) }
 	var first ingress.Table
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -116,12 +102,75 @@ func TestStart_StoresAddressReports(t *testing.T) {
 		t.Fatalf("report: status %d", got)
 	}
 	addrs, err := st.GatewayAddresses(ctx, "slw-x-ingress", time.Now().Add(-time.Minute))
-	if err != nil || len(addrs) != 1 || addrs[0] != "10.232.4.9" {
+	if err != nil || len(addrs) != 1 || addrs[0].Address != "10.232.4.9" {
 		t.Fatalf("stored addresses %v %v", addrs, err)
 	}
 	if got := put(`{"gateway":"slipway-gateway@node2","addresses":{"slw-x-ingress":"10.232.4.9; rm"}}`); got != http.StatusBadRequest {
 		t.Fatalf("invalid address: status %d, want 400", got)
 	}
+}
+
+// TestStart_PublishesRequestedNetworks lists the networks deployments
+// asked the gateways to join in the table, and drops a request once it
+// expires (the feed deletes it, moving the version).
+func TestStart_PublishesRequestedNetworks(t *testing.T) {
+	t.Parallel()
+	ctx, st, dir := startOnSocket(t)
+	c := socketClient(dir)
+	tenant := storetest.NewTenant(t, st, "requests", "notes")
+	if err := st.RequestGatewayNetwork(ctx, tenant.Team.ID, tenant.Env.ID, "slw-r-ingress", time.Now().Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	version, err := st.RouteTableVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table of that version lists the network, and the next one (the
+	// expiry's) does not.
+	tab := ingress.Table{Version: -1}
+	for deadline := time.Now().Add(30 * time.Second); tab.Version < version; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the feed never published version %d", version)
+		}
+		if status, next := fetchTable(t, c, tab.Version); status == http.StatusOK {
+			tab = next
+		}
+	}
+	if len(tab.Networks) != 1 || tab.Networks[0] != "slw-r-ingress" {
+		t.Fatalf("table %d lists networks %v, want the requested one", tab.Version, tab.Networks)
+	}
+	requested := tab.Version
+	for deadline := time.Now().Add(30 * time.Second); tab.Version == requested; {
+		if time.Now().After(deadline) {
+			t.Fatal("the expired request was never dropped from the table")
+		}
+		if status, next := fetchTable(t, c, tab.Version); status == http.StatusOK {
+			tab = next
+		}
+	}
+	if len(tab.Networks) != 0 {
+		t.Fatalf("table %d after the request expired lists %v", tab.Version, tab.Networks)
+	}
+	if names, _, err := st.RequestedGatewayNetworks(ctx); err != nil || len(names) != 0 {
+		t.Fatalf("requests left: %v %v", names, err)
+	}
+}
+
+// fetchTable long-polls the feed for a table newer than after.
+func fetchTable(t *testing.T, c *http.Client, after int64) (int, ingress.Table) {
+	t.Helper()
+	resp, err := c.Get(fmt.Sprintf("http://gateway%s?after=%d", ingress.RoutesPath, after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tab ingress.Table
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(&tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode, tab
 }
 
 // socketClient sends its requests to the feed's socket in dir.

@@ -105,13 +105,17 @@ func (a *Agent) Run(ctx context.Context) error {
 	return nil
 }
 
-// apply takes a new route table: the networks its backends are on.
+// apply takes a new route table: the networks its backends are on and
+// those deployments asked the gateways to join before routing there.
 func (a *Agent) apply(t ingress.Table) error {
 	nets := map[string]bool{}
 	for _, r := range t.Routes {
 		if r.Backend != nil && r.Backend.Network != "" {
 			nets[r.Backend.Network] = true
 		}
+	}
+	for _, n := range t.Networks {
+		nets[n] = true
 	}
 	a.mu.Lock()
 	a.networks = nets

@@ -59,7 +59,8 @@ func TestRelay_AddsTheTokenAndStreams(t *testing.T) {
 }
 
 // TestApply_KeepsTheBackendNetworks takes the networks of the table's
-// backends (not of redirects), nil until a table came.
+// backends (not of redirects) and those it asks the gateways to join, nil
+// until a table came.
 func TestApply_KeepsTheBackendNetworks(t *testing.T) {
 	t.Parallel()
 	a := &Agent{changed: make(chan struct{}, 1)}
@@ -71,9 +72,9 @@ func TestApply_KeepsTheBackendNetworks(t *testing.T) {
 		{Hostname: "b.example.com", Backend: &ingress.Backend{Service: "slw-a-api", Port: 8080, Network: "slw-a-ingress"}},
 		{Hostname: "c.example.com", Backend: &ingress.Backend{Service: "slw-c-web", Port: 80, Network: "slw-c-ingress"}},
 		{Hostname: "old.example.com", Redirect: &ingress.Redirect{To: "https://a.example.com"}},
-	}})
+	}, Networks: []string{"slw-d-ingress", "slw-a-ingress"}})
 	got := a.routed()
-	if len(got) != 2 || !got["slw-a-ingress"] || !got["slw-c-ingress"] {
+	if len(got) != 3 || !got["slw-a-ingress"] || !got["slw-c-ingress"] || !got["slw-d-ingress"] {
 		t.Fatalf("networks %v", got)
 	}
 	select {
