@@ -73,6 +73,11 @@ func Start(ctx context.Context, st *store.Store, kr *keyring.Keyring, dir string
 	mux.Handle(ingress.AddressesPath, ingress.AddressReceiver(func(ctx context.Context, r ingress.AddressReport) error {
 		return st.ReportGatewayAddresses(ctx, r.Gateway, r.Addresses)
 	}))
+	// A stopping gateway agent asks whether its node is still an ingress
+	// node: if not, its gateway goes, and so do its reports.
+	mux.Handle(ingress.LeavePath, ingress.LeaveHandler(func(ctx context.Context, r ingress.LeaveRequest) (ingress.LeaveAnswer, error) {
+		return leave(ctx, st, tcp.IngressNode, r)
+	}))
 	// Every gateway's ACME certificates, in Postgres: one per hostname,
 	// obtained once under certmagic's lock and served by all gateways.
 	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st, kr), logger))
@@ -214,6 +219,27 @@ func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.Cert
 type TCP struct {
 	Addr  string
 	Token string
+	// IngressNode says whether a Swarm node is still labelled for ingress
+	// (serve reads the node from a manager), for the agents that stop
+	// (ingress.LeavePath). Nil keeps every gateway.
+	IngressNode func(ctx context.Context, nodeID string) (bool, error)
+}
+
+// leave answers a stopping agent: its gateway is removed when its node is
+// no longer an ingress node, and then the gateway's reports are deleted
+// at once, so deployments neither wait for it nor trust its addresses.
+func leave(ctx context.Context, st *store.Store, ingressNode func(context.Context, string) (bool, error), r ingress.LeaveRequest) (ingress.LeaveAnswer, error) {
+	if ingressNode == nil {
+		return ingress.LeaveAnswer{}, nil
+	}
+	still, err := ingressNode(ctx, r.Node)
+	if err != nil || still {
+		return ingress.LeaveAnswer{}, err
+	}
+	if err := st.ForgetGateway(ctx, r.Gateway); err != nil {
+		return ingress.LeaveAnswer{}, err
+	}
+	return ingress.LeaveAnswer{Remove: true}, nil
 }
 
 func listenTCP(tcp TCP) (net.Listener, error) {

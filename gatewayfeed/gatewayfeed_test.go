@@ -156,6 +156,67 @@ func TestStart_PublishesRequestedNetworks(t *testing.T) {
 	}
 }
 
+// TestStart_AnswersStoppingAgents tells a stopping agent to remove its
+// gateway only when its node is no longer labelled for ingress, and then
+// forgets the gateway's reports; a feed that cannot read nodes keeps every
+// gateway.
+func TestStart_AnswersStoppingAgents(t *testing.T) {
+	t.Parallel()
+	labelled := map[string]bool{"node2": true}
+	ingressNode := func(_ context.Context, id string) (bool, error) { return labelled[id], nil }
+	ctx, st, dir := startFeed(t, gatewayfeed.TCP{IngressNode: ingressNode})
+	c := socketClient(dir)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range []string{"gw@node2", "gw@node3"} {
+		must(st.ReportGateway(ctx, store.GatewayReport{Gateway: g}))
+		must(st.ReportGatewayAddresses(ctx, g, map[string]string{"slw-l-ingress": "10.0.3.1"}))
+	}
+	ask := func(c *http.Client, gateway, node string) ingress.LeaveAnswer {
+		t.Helper()
+		resp, err := c.Post("http://gateway"+ingress.LeavePath, "application/json",
+			strings.NewReader(fmt.Sprintf(`{"gateway":%q,"node":%q}`, gateway, node)))
+		must(err)
+		defer resp.Body.Close()
+		var ans ingress.LeaveAnswer
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("leave %s: status %d", node, resp.StatusCode)
+		}
+		must(json.NewDecoder(resp.Body).Decode(&ans))
+		return ans
+	}
+	live := func() []string {
+		reports, err := st.ListGatewayReports(ctx, time.Now().Add(-time.Hour))
+		must(err)
+		var names []string
+		for _, r := range reports {
+			names = append(names, r.Gateway)
+		}
+		return names
+	}
+	if ans := ask(c, "gw@node2", "node2"); ans.Remove {
+		t.Fatal("an ingress node's agent was told to remove its gateway")
+	}
+	if ans := ask(c, "gw@node3", "node3"); !ans.Remove {
+		t.Fatal("the agent of a node without the label was told to keep its gateway")
+	}
+	if got := live(); len(got) != 1 || got[0] != "gw@node2" {
+		t.Fatalf("gateways reporting after node 3's left: %v", got)
+	}
+	if addrs, err := st.GatewayAddresses(ctx, "slw-l-ingress", time.Now().Add(-time.Hour)); err != nil || len(addrs) != 1 || addrs[0].Gateway != "gw@node2" {
+		t.Fatalf("addresses after node 3's left: %+v %v", addrs, err)
+	}
+	// A feed that cannot read nodes (no manager, one node) keeps them.
+	_, _, plain := startOnSocket(t)
+	if ans := ask(socketClient(plain), "gw@node3", "node3"); ans.Remove {
+		t.Fatal("a feed that cannot read nodes told an agent to remove its gateway")
+	}
+}
+
 // fetchTable long-polls the feed for a table newer than after.
 func fetchTable(t *testing.T, c *http.Client, after int64) (int, ingress.Table) {
 	t.Helper()
@@ -178,11 +239,17 @@ func fetchTable(t *testing.T, c *http.Client, after int64) (int, ingress.Table) 
 // a fresh schema, stopped when the test ends.
 func startOnSocket(t *testing.T) (context.Context, *store.Store, string) {
 	t.Helper()
+	return startFeed(t, gatewayfeed.TCP{})
+}
+
+// startFeed is startOnSocket with tcp's node reader (tcp.Addr empty).
+func startFeed(t *testing.T, tcp gatewayfeed.TCP) (context.Context, *store.Store, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st := storetest.NewSchema(t)
 	dir := filepath.Join(t.TempDir(), "gateway")
-	if _, err := gatewayfeed.Start(ctx, st, nil, dir, gatewayfeed.TCP{}, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := gatewayfeed.Start(ctx, st, nil, dir, tcp, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	return ctx, st, dir

@@ -23,10 +23,8 @@ BEGIN
     RETURN NULL;
 END;
 $$ LANGUAGE plpgsql;
+-- A renewed request moves the version too: serve reloads the table and
+-- with it when the first request expires.
 CREATE TRIGGER gateway_network_requests_bump_version
-    AFTER INSERT OR DELETE ON gateway_network_requests
+    AFTER INSERT OR UPDATE OR DELETE ON gateway_network_requests
     FOR EACH ROW EXECUTE FUNCTION gateway_network_requests_bump_version();
-CREATE TRIGGER gateway_network_requests_bump_version_on_change
-    AFTER UPDATE ON gateway_network_requests
-    FOR EACH ROW WHEN (OLD.network IS DISTINCT FROM NEW.network)
-    EXECUTE FUNCTION gateway_network_requests_bump_version();
