@@ -17,14 +17,8 @@ CREATE TABLE gateway_network_requests (
 );
 CREATE INDEX gateway_network_requests_expires ON gateway_network_requests (expires_at);
 
-CREATE FUNCTION gateway_network_requests_bump_version() RETURNS trigger AS $$
-BEGIN
-    UPDATE route_table_version SET version = version + 1;
-    RETURN NULL;
-END;
-$$ LANGUAGE plpgsql;
 -- A renewed request moves the version too: serve reloads the table and
 -- with it when the first request expires.
 CREATE TRIGGER gateway_network_requests_bump_version
     AFTER INSERT OR UPDATE OR DELETE ON gateway_network_requests
-    FOR EACH ROW EXECUTE FUNCTION gateway_network_requests_bump_version();
+    FOR EACH ROW EXECUTE FUNCTION deployed_routes_bump_version();

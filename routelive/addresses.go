@@ -46,41 +46,35 @@ func WaitGatewayAddresses(ctx context.Context, r Addresses, network string, wait
 		wait = DefaultWait
 	}
 	start := time.Now()
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	for {
+	var ips, missing []string
+	expired, err := poll(ctx, wait, func(time.Duration) (bool, error) {
 		since := time.Now().Add(-StaleAfter)
 		reports, err := r.ListGatewayReports(ctx, since)
 		if err != nil {
-			return nil, fmt.Errorf("wait for the gateways' addresses: %w", err)
+			return false, fmt.Errorf("wait for the gateways' addresses: %w", err)
 		}
 		addrs, err := r.GatewayAddresses(ctx, network, since)
 		if err != nil {
-			return nil, fmt.Errorf("wait for the gateways' addresses: %w", err)
+			return false, fmt.Errorf("wait for the gateways' addresses: %w", err)
 		}
-		ips := make([]string, 0, len(addrs))
+		ips, missing = ips[:0], missing[:0]
 		joined := map[string]bool{}
 		for _, a := range addrs {
 			ips = append(ips, a.Address)
 			joined[a.Gateway] = true
 		}
-		var missing []string
 		for _, g := range reports {
 			if !joined[g.Gateway] {
 				missing = append(missing, g.Gateway)
 			}
 		}
-		if len(missing) == 0 {
-			return ips, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-deadline.C:
-			return ips, &NotJoinedError{Network: network, Waited: time.Since(start), Missing: missing}
-		case <-tick.C:
-		}
+		return len(missing) == 0, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case expired:
+		return ips, &NotJoinedError{Network: network, Waited: time.Since(start), Missing: missing}
 	}
+	return ips, nil
 }

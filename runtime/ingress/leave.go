@@ -44,18 +44,8 @@ const maxLeaveRequestBytes = 4 << 10
 type LeaveHandler func(ctx context.Context, r LeaveRequest) (LeaveAnswer, error)
 
 func (f LeaveHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method_not_allowed: use POST", http.StatusMethodNotAllowed)
-		return
-	}
-	var req LeaveRequest
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxLeaveRequestBytes)).Decode(&req); err != nil {
-		http.Error(w, "leave_request_invalid: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if err := req.Validate(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	req, ok := decodeRequest[LeaveRequest](w, r, http.MethodPost, "leave_request", maxLeaveRequestBytes)
+	if !ok {
 		return
 	}
 	ans, err := f(r.Context(), req)
