@@ -381,7 +381,7 @@ func startAgent(t *testing.T, s *stack, nodes ...*harness.Node) string {
 		}
 		for _, n := range c.Nodes {
 			chaostest.WaitFor(t, time.Minute, fmt.Sprintf("the agent's container on node %d to stop", n.Index), func() bool {
-				list, err := n.Client.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "com.docker.swarm.service.id="+svc.ID))})
+				list, err := n.Client.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(filters.Arg("label", "com.docker.swarm.service.id="+svc.ID))})
 				return err == nil && len(list) == 0
 			})
 			if err := n.Client.ContainerRemove(ctx, gatewayctl.ContainerName, container.RemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
