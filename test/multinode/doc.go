@@ -5,6 +5,7 @@
 // deployments surviving a drained node, and routes served by the gateways
 // of two ingress nodes (their agent a global service) from tasks on other
 // nodes, the first deployment already trusting both, a node's gateway
-// removed with its ingress label. One cluster serves the whole package
-// (TestMain).
+// removed with its ingress label; and deploy/slipway-stack.yml installed
+// whole on a cluster of its own, serving the README's example. One
+// cluster serves the rest of the package (TestMain).
 package multinode
