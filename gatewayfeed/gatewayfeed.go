@@ -73,6 +73,11 @@ func Start(ctx context.Context, st *store.Store, kr *keyring.Keyring, dir string
 	mux.Handle(ingress.AddressesPath, ingress.AddressReceiver(func(ctx context.Context, r ingress.AddressReport) error {
 		return st.ReportGatewayAddresses(ctx, r.Gateway, r.Addresses)
 	}))
+	// A stopping gateway agent asks whether its node is still an ingress
+	// node: if not, its gateway goes, and so do its reports.
+	mux.Handle(ingress.LeavePath, ingress.LeaveHandler(func(ctx context.Context, r ingress.LeaveRequest) (ingress.LeaveAnswer, error) {
+		return leave(ctx, st, tcp.IngressNode, r)
+	}))
 	// Every gateway's ACME certificates, in Postgres: one per hostname,
 	// obtained once under certmagic's lock and served by all gateways.
 	mux.Handle(ingress.StoragePath, ingress.StorageHandler(certstore.New(st, kr), logger))
@@ -112,19 +117,29 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 }
 
 // feedRoutes publishes the route table once at start (even empty: gateways
-// get 503 until then) and again whenever its version changes.
+// get 503 until then) and again whenever its version changes. When the
+// first network request it published expires, it deletes the expired
+// requests, which moves the version.
 func feedRoutes(ctx context.Context, st *store.Store, pub *ingress.Publisher, logger *slog.Logger) {
 	published := int64(-1)
+	var expires time.Time
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
 	for {
-		v, err := st.RouteTableVersion(ctx)
+		var err error
+		if !expires.IsZero() && time.Now().After(expires) {
+			_, err = st.ExpireGatewayNetworkRequests(ctx)
+		}
+		var v int64
+		if err == nil {
+			v, err = st.RouteTableVersion(ctx)
+		}
 		if err == nil && v != published {
 			var table ingress.Table
-			if table, err = loadRouteTable(ctx, st, logger); err == nil {
+			if table, expires, err = loadRouteTable(ctx, st, logger); err == nil {
 				pub.Publish(table)
 				published = table.Version
-				logger.Debug("published route table", "version", table.Version, "routes", len(table.Routes))
+				logger.Debug("published route table", "version", table.Version, "routes", len(table.Routes), "networks", len(table.Networks))
 			}
 		}
 		if err != nil && ctx.Err() == nil {
@@ -138,15 +153,23 @@ func feedRoutes(ctx context.Context, st *store.Store, pub *ingress.Publisher, lo
 	}
 }
 
-// loadRouteTable converts the store's routes into the gateway's table. A
-// route the gateway would refuse is left out and logged, because the
-// gateway refuses a whole table for one bad route.
-func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (ingress.Table, error) {
+// loadRouteTable converts the store's routes into the gateway's table,
+// with the networks deployments asked the gateways to join, and returns
+// when the first of those requests expires (zero without one). A route
+// the gateway would refuse is left out and logged, because the gateway
+// refuses a whole table for one bad route.
+func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (ingress.Table, time.Time, error) {
+	// The version is read first: a request made after it is either in
+	// this table or moves the version again.
 	version, routes, err := st.RouteTable(ctx)
 	if err != nil {
-		return ingress.Table{}, err
+		return ingress.Table{}, time.Time{}, err
 	}
-	table := ingress.Table{Version: version, Routes: make([]ingress.Route, 0, len(routes))}
+	networks, expires, err := st.RequestedGatewayNetworks(ctx)
+	if err != nil {
+		return ingress.Table{}, time.Time{}, err
+	}
+	table := ingress.Table{Version: version, Routes: make([]ingress.Route, 0, len(routes)), Networks: networks}
 	for _, r := range routes {
 		ir := ingressRoute(r)
 		if err := (ingress.Table{Routes: []ingress.Route{ir}}).Validate(); err != nil {
@@ -155,7 +178,7 @@ func loadRouteTable(ctx context.Context, st *store.Store, logger *slog.Logger) (
 		}
 		table.Routes = append(table.Routes, ir)
 	}
-	return table, nil
+	return table, expires, nil
 }
 
 func ingressRoute(r store.DeployedRoute) ingress.Route {
@@ -196,6 +219,27 @@ func storeCertificateReport(ctx context.Context, st *store.Store, r ingress.Cert
 type TCP struct {
 	Addr  string
 	Token string
+	// IngressNode says whether a Swarm node is still labelled for ingress
+	// (serve reads the node from a manager), for the agents that stop
+	// (ingress.LeavePath). Nil keeps every gateway.
+	IngressNode func(ctx context.Context, nodeID string) (bool, error)
+}
+
+// leave answers a stopping agent: its gateway is removed when its node is
+// no longer an ingress node, and then the gateway's reports are deleted
+// at once, so deployments neither wait for it nor trust its addresses.
+func leave(ctx context.Context, st *store.Store, ingressNode func(context.Context, string) (bool, error), r ingress.LeaveRequest) (ingress.LeaveAnswer, error) {
+	if ingressNode == nil {
+		return ingress.LeaveAnswer{}, nil
+	}
+	still, err := ingressNode(ctx, r.Node)
+	if err != nil || still {
+		return ingress.LeaveAnswer{}, err
+	}
+	if err := st.ForgetGateway(ctx, r.Gateway); err != nil {
+		return ingress.LeaveAnswer{}, err
+	}
+	return ingress.LeaveAnswer{Remove: true}, nil
 }
 
 func listenTCP(tcp TCP) (net.Listener, error) {

@@ -55,6 +55,11 @@ type RoutesHook interface {
 	// exists by then) and returns the gateway's addresses on it, the value
 	// of SLIPWAY_INGRESS_PROXIES for routed services.
 	Connect(ctx context.Context, env store.Environment, network string) (proxies string, err error)
+	// Join is Connect for a deployment, before it creates the services:
+	// gateways that join networks themselves are asked to and waited for
+	// (bounded). A *routelive.NotJoinedError comes with the addresses of
+	// those that joined: a warning, not a failure.
+	Join(ctx context.Context, env store.Environment, network string) (proxies string, err error)
 }
 
 // SourceBuilder checks out and builds git sources (runtime/build).

@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -14,6 +16,7 @@ import (
 // plan computes what should run, checks it against what runs, and creates
 // the networks, volumes, configs and secrets the services need.
 func (r *run) plan(ctx context.Context) error {
+	r.planning = true
 	desired, err := r.buildDesired(ctx)
 	if err != nil {
 		return err
@@ -41,6 +44,7 @@ func (r *run) plan(ctx context.Context) error {
 			summary = append(summary, a.String())
 		}
 		r.progress.Find("plan").Output = strings.Join(summary, "\n")
+		r.noteNotJoined(ctx)
 		if err := r.finish(ctx, "plan", StepSucceeded, fmt.Sprintf("%d changes", len(actions))); err != nil {
 			return err
 		}
@@ -118,7 +122,7 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 			return swarm.DesiredState{}, asFailure(err)
 		}
 		network := swarm.IngressNetworkName(in.EnvShortID)
-		if in.IngressProxies, err = r.p.Routes.Connect(ctx, r.env, network); err != nil {
+		if in.IngressProxies, err = r.connectGateways(ctx, network); err != nil {
 			return swarm.DesiredState{}, err
 		}
 	}
@@ -127,6 +131,37 @@ func (r *run) buildDesired(ctx context.Context) (swarm.DesiredState, error) {
 		return swarm.DesiredState{}, fail(codeOf(err, "plan_failed"), "%s", detail(err))
 	}
 	return desired, r.attachRegistryAuth(ctx, &desired)
+}
+
+// connectGateways returns what the services routed on network trust as
+// proxies: a deployment (plan) makes the gateways join it first, so its
+// services start with every gateway's address; a drift repair or a job
+// run reads the addresses the gateways have there.
+func (r *run) connectGateways(ctx context.Context, network string) (string, error) {
+	if !r.planning {
+		return r.p.Routes.Connect(ctx, r.env, network)
+	}
+	proxies, err := r.p.Routes.Join(ctx, r.env, network)
+	if errors.As(err, &r.notJoined) {
+		return proxies, nil
+	}
+	return proxies, err
+}
+
+// noteNotJoined leaves the gateways that had not joined the environment's
+// network in time as a warning on the plan step (shown by
+// DeploymentWarnings) and one deployment.warning event: the services
+// trust the others until the next drift repair adds their addresses.
+func (r *run) noteNotJoined(ctx context.Context) {
+	if r.notJoined == nil {
+		return
+	}
+	step := r.progress.Find("plan")
+	if step.Detail == nil {
+		step.Detail = map[string]string{}
+	}
+	step.Detail["warning:spec.routes"] = routelive.CodeGatewaysNotJoined + ": " + r.notJoined.Error()
+	r.event(ctx, "deployment.warning", map[string]any{"warnings": []BoundWarning{{Path: "spec.routes", Code: routelive.CodeGatewaysNotJoined, Message: r.notJoined.Error()}}})
 }
 
 // secretValues returns the pinned secrets' values.

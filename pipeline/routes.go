@@ -20,6 +20,15 @@ type GatewayConnector interface {
 	DisconnectNetwork(ctx context.Context, network string) error
 }
 
+// GatewayJoiner is a GatewayConnector whose gateways join networks
+// themselves (NodeGateways: the agents of the ingress nodes). JoinNetwork
+// asks them to join env's network and returns their addresses there
+// (comma-separated) once each has joined; a *routelive.NotJoinedError
+// comes with the addresses that did.
+type GatewayJoiner interface {
+	JoinNetwork(ctx context.Context, env store.Environment, network string) (ips string, err error)
+}
+
 // GatewayRoutes is the RoutesHook of a Slipway with a gateway: it keeps
 // each environment's deployed routes in the store (serve publishes them to
 // the gateway) and connects the gateway to ingress overlays.
@@ -83,6 +92,11 @@ func (g *GatewayRoutes) Activate(ctx context.Context, d store.Deployment, env st
 	}
 	routes := DeployedRoutes(d, env, m)
 	if err := g.conflictFailure(ctx, env, g.Store.SetEnvironmentRoutes(ctx, d.TeamID, env.ID, routes)); err != nil {
+		return err
+	}
+	// The routes hold the network for the gateways from now on (Join
+	// asked for it until they did).
+	if err := g.Store.EndGatewayNetworkRequest(ctx, d.TeamID, env.ID); err != nil {
 		return err
 	}
 	if !g.WaitLive || len(routes) == 0 {
@@ -169,12 +183,34 @@ func (g *GatewayRoutes) Connect(ctx context.Context, env store.Environment, netw
 	return ip, nil
 }
 
+// Join makes the gateways join the environment's ingress overlay before a
+// deployment creates the services routed there, and returns their
+// addresses on it, as Connect does. Gateways that join networks
+// themselves (a GatewayJoiner) are asked to and waited for: a
+// *routelive.NotJoinedError comes with the addresses of those that did,
+// to be left as a warning.
+func (g *GatewayRoutes) Join(ctx context.Context, env store.Environment, network string) (string, error) {
+	j, ok := g.Gateway.(GatewayJoiner)
+	if !ok {
+		return g.Connect(ctx, env, network)
+	}
+	ips, err := j.JoinNetwork(ctx, env, network)
+	var notJoined *routelive.NotJoinedError
+	if err != nil && !errors.As(err, &notJoined) {
+		return "", fail(CodeGatewayUnavailable, "the gateways could not be asked to join network %s: %v", network, err)
+	}
+	return ips, err
+}
+
 // Release withdraws every route of an environment that is going away and
 // detaches the gateway from its ingress overlay. Teardown must call it
 // before removing the environment's networks: Docker refuses to remove a
 // network the gateway is still attached to.
 func (g *GatewayRoutes) Release(ctx context.Context, env store.Environment) error {
 	if _, err := g.Store.DeleteEnvironmentRoutes(ctx, env.TeamID, env.ID); err != nil {
+		return err
+	}
+	if err := g.Store.EndGatewayNetworkRequest(ctx, env.TeamID, env.ID); err != nil {
 		return err
 	}
 	return g.Gateway.DisconnectNetwork(ctx, swarm.IngressNetworkName(store.ShortID(env.ID)))

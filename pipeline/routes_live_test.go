@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,89 @@ func TestDeploymentWarnings_RoutesStep(t *testing.T) {
 	want := []string{"spec.imports[0]: import_unconnected: a", "spec.routes: routes_not_live: b"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("warnings = %q, want %q", got, want)
+	}
+}
+
+// TestNodeGateways_JoinAsksAndWaitsForEveryLiveGateway: a deployment's Join
+// asks the ingress nodes' gateways to join the environment's network (the
+// route table lists it) and returns once every live gateway reported its
+// address there; one that does not in time is named in a
+// *routelive.NotJoinedError that comes with the others' addresses. The
+// request ends when the deployment sets its routes, and when the
+// environment is released.
+func TestNodeGateways_JoinAsksAndWaitsForEveryLiveGateway(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// Gateway reports span teams: a schema of the test's own.
+	st := storetest.NewSchema(t)
+	tenant := storetest.NewTenant(t, st, "node-gateways", "notes")
+	team, env := tenant.Team, tenant.Env
+	const network = "slw-ng-ingress"
+	hook := &pipeline.GatewayRoutes{Store: st, Gateway: pipeline.NodeGateways{Store: st, JoinBound: time.Minute}}
+	for _, g := range []string{"gw@node2", "gw@node3"} {
+		must(t, st.ReportGateway(ctx, store.GatewayReport{Gateway: g}))
+	}
+	requested := func() []string {
+		names, _, err := st.RequestedGatewayNetworks(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		return names
+	}
+
+	// The agents: each joins once the table lists the network.
+	joined := make(chan struct{})
+	go func() {
+		defer close(joined)
+		for deadline := time.Now().Add(30 * time.Second); !slices.Contains(requested(), network); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Error("the network was never requested")
+				return
+			}
+		}
+		for g, ip := range map[string]string{"gw@node2": "10.0.7.2", "gw@node3": "10.0.7.3"} {
+			if err := st.ReportGatewayAddresses(ctx, g, map[string]string{network: ip}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	proxies, err := hook.Join(ctx, env, network)
+	<-joined
+	if err != nil || proxies != "10.0.7.2,10.0.7.3" {
+		t.Fatalf("Join = %q, %v; want both gateways' addresses", proxies, err)
+	}
+	// A drift repair reads the same without asking.
+	if got, err := hook.Connect(ctx, env, network); err != nil || got != proxies {
+		t.Fatalf("Connect = %q, %v", got, err)
+	}
+
+	// Setting the routes ends the request: they hold the network now.
+	rendered := manifest.Manifest{}
+	rendered.Spec.Routes = []manifest.Route{{Hostname: "ng.example.com", Service: "web", Port: 8080}}
+	b, err := json.Marshal(rendered)
+	must(t, err)
+	must(t, hook.Activate(ctx, store.Deployment{ID: "dep_1", TeamID: team.ID}, env, b))
+	if got := requested(); len(got) != 0 {
+		t.Fatalf("requests after the routes were set: %v", got)
+	}
+
+	// A gateway that never joins: the bound passes, the others' addresses
+	// come with the error naming it.
+	must(t, st.ReportGateway(ctx, store.GatewayReport{Gateway: "gw@node4"}))
+	hook.Gateway = pipeline.NodeGateways{Store: st, JoinBound: 300 * time.Millisecond}
+	proxies, err = hook.Join(ctx, env, network)
+	var notJoined *routelive.NotJoinedError
+	if !errors.As(err, &notJoined) || !slices.Equal(notJoined.Missing, []string{"gw@node4"}) || !strings.Contains(err.Error(), network) {
+		t.Fatalf("Join with gw@node4 silent: %q, %v; want a NotJoinedError naming it", proxies, err)
+	}
+	if proxies != "10.0.7.2,10.0.7.3" {
+		t.Fatalf("proxies %q with gw@node4 silent, want the two others", proxies)
+	}
+	if got := requested(); !slices.Equal(got, []string{network}) {
+		t.Fatalf("requests %v, want %s until the routes are set", got, network)
+	}
+	must(t, hook.Release(ctx, env))
+	if got := requested(); len(got) != 0 {
+		t.Fatalf("requests after the environment was released: %v", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slipwayhq/slipway/manifest"
+	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/swarm"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -23,6 +24,11 @@ type run struct {
 	fetched *store.DeploymentFetch
 	// auths caches the team's registry accounts by host (registry.go).
 	auths map[string]string
+	// planning is set by a deployment's plan: the gateways join the
+	// environment's network before its services are created
+	// (connectGateways); notJoined says which did not in time.
+	planning  bool
+	notJoined *routelive.NotJoinedError
 }
 
 func (p *Pipeline) newRun(ctx context.Context, d store.Deployment) (*run, error) {

@@ -74,29 +74,48 @@ func WaitRouteLive(ctx context.Context, r Reports, version int64, hostnames []st
 	slices.Sort(want)
 	want = slices.Compact(want)
 	start := time.Now()
+	var lacking []string
+	noGateway := false
+	expired, err := poll(ctx, wait, func(waited time.Duration) (bool, error) {
+		reports, err := r.ListGatewayReports(ctx, time.Now().Add(-StaleAfter))
+		if err != nil {
+			return false, fmt.Errorf("wait for routes to be live: %w", err)
+		}
+		if lacking = missing(reports, version, want); len(lacking) == 0 {
+			return true, nil
+		}
+		// No gateway is there to wait for (none runs, or none reports:
+		// one made before the reports).
+		noGateway = len(reports) == 0 && waited >= min(wait, NoGatewayWait)
+		return noGateway, nil
+	})
+	if err != nil {
+		return err
+	}
+	if expired || noGateway {
+		return &NotLiveError{Version: version, Hostnames: want, Waited: time.Since(start), Missing: lacking}
+	}
+	return nil
+}
+
+// poll calls check at once and then every pollEvery until it is done or
+// fails, ctx ends (ctx.Err()) or wait passes (expired); check is told how
+// long the wait has lasted.
+func poll(ctx context.Context, wait time.Duration, check func(waited time.Duration) (bool, error)) (expired bool, err error) {
+	start := time.Now()
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		reports, err := r.ListGatewayReports(ctx, time.Now().Add(-StaleAfter))
-		if err != nil {
-			return fmt.Errorf("wait for routes to be live: %w", err)
-		}
-		missing := missing(reports, version, want)
-		if len(missing) == 0 {
-			return nil
-		}
-		if len(reports) == 0 && time.Since(start) >= min(wait, NoGatewayWait) {
-			// No gateway is there to wait for (none runs, or none
-			// reports: one made before the reports).
-			return &NotLiveError{Version: version, Hostnames: want, Waited: time.Since(start), Missing: missing}
+		if done, err := check(time.Since(start)); done || err != nil {
+			return false, err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-deadline.C:
-			return &NotLiveError{Version: version, Hostnames: want, Waited: time.Since(start), Missing: missing}
+			return true, nil
 		case <-tick.C:
 		}
 	}

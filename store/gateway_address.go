@@ -28,16 +28,33 @@ func (s *Store) ReportGatewayAddresses(ctx context.Context, gateway string, addr
 	return wrap("report gateway addresses", err)
 }
 
+// GatewayAddress is one gateway's address on a network.
+type GatewayAddress struct {
+	Gateway string
+	Address string
+}
+
 // GatewayAddresses lists the addresses gateways reported on network since
-// the given time, in order. It spans teams (maintenance: the deployment
-// pipeline gives them to the services routed there).
-func (s *Store) GatewayAddresses(ctx context.Context, network string, since time.Time) ([]string, error) {
+// the given time, in address order. It spans teams (maintenance: the
+// deployment pipeline gives them to the services routed there).
+func (s *Store) GatewayAddresses(ctx context.Context, network string, since time.Time) ([]GatewayAddress, error) {
 	rows, err := s.db.Query(ctx, `
-		SELECT host(address) FROM gateway_addresses
-		WHERE network = $1 AND reported_at >= $2 ORDER BY address`, network, since)
+		SELECT gateway, host(address) FROM gateway_addresses
+		WHERE network = $1 AND reported_at >= $2 ORDER BY address, gateway`, network, since)
 	if err != nil {
 		return nil, wrap("list gateway addresses", err)
 	}
-	list, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[GatewayAddress])
 	return list, wrap("list gateway addresses", err)
+}
+
+// ForgetGateway deletes what a gateway reported (the routes it serves and
+// its addresses): it was removed, and deployments must not wait for it nor
+// trust its addresses. It spans teams (maintenance: serve's gateway feed,
+// when an agent removes its node's gateway).
+func (s *Store) ForgetGateway(ctx context.Context, gateway string) error {
+	_, err := s.db.Exec(ctx, `
+		WITH addrs AS (DELETE FROM gateway_addresses WHERE gateway = $1)
+		DELETE FROM gateway_reports WHERE gateway = $1`, gateway)
+	return wrap("forget gateway", err)
 }

@@ -74,7 +74,10 @@ serve reads for its own gateway.`,
 				// Unique per node: serve waits for every gateway to serve
 				// a deployment's routes.
 				GatewayName: name + "@" + info.Name,
-				Log:         log,
+				// Stopping, it asks serve whether this node is still an
+				// ingress node, and removes the gateway if not.
+				NodeID: info.Swarm.NodeID,
+				Log:    log,
 			}
 			log.Info("gateway agent starting", "node", info.Name, "control_url", url, "container", name)
 			return a.Run(ctx)

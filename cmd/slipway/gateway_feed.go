@@ -8,8 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/docker/docker/client"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/slipwayhq/slipway/gatewayfeed"
 	"github.com/slipwayhq/slipway/keyring"
 	"github.com/slipwayhq/slipway/pipeline"
-	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/store"
 )
@@ -52,25 +49,10 @@ func gatewayRoutes(st *store.Store, cli client.APIClient, logger *slog.Logger, e
 	// serve runs, one an operator runs with SLIPWAY_GATEWAY=off, or those
 	// of the ingress nodes), so a deployment's routes step waits for them.
 	if os.Getenv(envGateway) == gatewayNodes {
-		return &pipeline.GatewayRoutes{Store: st, Gateway: nodeGateways{st: st}, WaitLive: true}
+		return &pipeline.GatewayRoutes{Store: st, Gateway: pipeline.NodeGateways{Store: st}, WaitLive: true}
 	}
 	return &pipeline.GatewayRoutes{Store: st, Gateway: gatewayctl.New(cli, logger, os.Getenv(envGatewayName)), WaitLive: true}
 }
-
-// nodeGateways are the gateways of SLIPWAY_GATEWAY=nodes: the agent on
-// each ingress node joins its gateway to an environment's overlay once the
-// route table routes there, and leaves it once it no longer does, so
-// nothing is joined here. A routed service trusts the addresses the
-// agents reported on its network (none before the first deployment's
-// routes are live: the next drift repair rolls them in).
-type nodeGateways struct{ st *store.Store }
-
-func (g nodeGateways) ConnectNetwork(ctx context.Context, network string) (string, error) {
-	addrs, err := g.st.GatewayAddresses(ctx, network, time.Now().Add(-routelive.StaleAfter))
-	return strings.Join(addrs, ","), err
-}
-
-func (nodeGateways) DisconnectNetwork(context.Context, string) error { return nil }
 
 // noGateway is the gateway of an installation with ingress.enabled =
 // false: there is none to join to overlays, and routed services get no

@@ -51,18 +51,8 @@ func (f AddressReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // receive is a PUT of a JSON report: decoded (at most limit bytes),
 // validated and handed to store; code prefixes the errors.
 func receive[T interface{ Validate() error }](w http.ResponseWriter, r *http.Request, code string, limit int64, store func(context.Context, T) error) {
-	if r.Method != http.MethodPut {
-		w.Header().Set("Allow", http.MethodPut)
-		http.Error(w, "method_not_allowed: use PUT", http.StatusMethodNotAllowed)
-		return
-	}
-	var rep T
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit)).Decode(&rep); err != nil {
-		http.Error(w, code+"_invalid: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if err := rep.Validate(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	rep, ok := decodeRequest[T](w, r, http.MethodPut, code, limit)
+	if !ok {
 		return
 	}
 	if err := store(r.Context(), rep); err != nil {
@@ -70,4 +60,24 @@ func receive[T interface{ Validate() error }](w http.ResponseWriter, r *http.Req
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// decodeRequest reads a request of method whose body is JSON (at most
+// limit bytes) and validates it. When it cannot, it has answered (code
+// prefixes the error) and ok is false.
+func decodeRequest[T interface{ Validate() error }](w http.ResponseWriter, r *http.Request, method, code string, limit int64) (req T, ok bool) {
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		http.Error(w, "method_not_allowed: use "+method, http.StatusMethodNotAllowed)
+		return req, false
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit)).Decode(&req); err != nil {
+		http.Error(w, code+"_invalid: "+err.Error(), http.StatusBadRequest)
+		return req, false
+	}
+	if err := req.Validate(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return req, false
+	}
+	return req, true
 }

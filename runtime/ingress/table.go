@@ -25,6 +25,12 @@ const (
 type Table struct {
 	Version int64   `json:"version"`
 	Routes  []Route `json:"routes"`
+	// Networks are ingress overlays the gateways of the ingress nodes
+	// join although no route goes there yet: a deployment asks for its
+	// environment's before it creates the services routed there, so that
+	// they start with every gateway's address. A gateway kept by serve
+	// on one node ignores them (the worker joins it itself).
+	Networks []string `json:"networks,omitempty"`
 }
 
 // Route maps a hostname to a backend service or a redirect. Exactly one of

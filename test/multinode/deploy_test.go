@@ -46,7 +46,7 @@ func TestSlipway_OnThreeNodes(t *testing.T) {
 
 	privateImageOnEveryNode(t, s)
 
-	gatewayOnIngressNode(t, s)
+	gatewaysOnIngressNodes(t, s)
 
 	// A volume service is pinned to the node its volume was created on:
 	// the worker's, node 1.

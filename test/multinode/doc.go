@@ -2,7 +2,10 @@
 // (harness/ starts it in network namespaces beside the host's engine):
 // images built on one node run on all of them, private images pulled by
 // every node with the team's credentials, volumes pinned to their node,
-// deployments surviving a drained node, and a route served by the gateway
-// of an ingress node (its agent a global service) from a task on another
-// node. One cluster serves the whole package (TestMain).
+// deployments surviving a drained node, and routes served by the gateways
+// of two ingress nodes (their agent a global service) from tasks on other
+// nodes, the first deployment already trusting both, a node's gateway
+// removed with its ingress label; and deploy/slipway-stack.yml installed
+// whole on a cluster of its own, serving the README's example. One
+// cluster serves the rest of the package (TestMain).
 package multinode

@@ -17,7 +17,9 @@ import (
 
 	"github.com/slipwayhq/slipway/app/api"
 	apiclient "github.com/slipwayhq/slipway/app/api/client"
+	"github.com/slipwayhq/slipway/pipeline"
 	"github.com/slipwayhq/slipway/pipeline/pipelinetest"
+	"github.com/slipwayhq/slipway/routelive"
 	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 	"github.com/slipwayhq/slipway/runtime/registry"
 	"github.com/slipwayhq/slipway/runtime/swarm"
@@ -85,6 +87,9 @@ func startStack(t *testing.T, c *harness.Cluster) *stack {
 		"SLIPWAY_INGRESS_FEED_ADDR=" + feedAddr, "SLIPWAY_INGRESS_GATEWAY_TOKEN_FILE=" + tokenFile}, common...)...)
 	worker := chaostest.StartWorker(t, bin, url, "worker", append([]string{
 		"DOCKER_HOST=" + c.Node(1).Host,
+		// Drift scans often enough for the gateway scenario to wait for
+		// one.
+		"SLIPWAY_RECONCILIATION_SCAN_INTERVAL_SECONDS=5",
 		// The worker runs on the host, not in node 1's network namespace:
 		// it reaches the registry's API through node 1's relay port.
 		"SLIPWAY_REGISTRY_API_URL=http://" + c.Node(1).IP + ":5000",
@@ -166,6 +171,31 @@ func (s *stack) serviceOf(t *testing.T, envID, name string) dockerswarm.Service 
 	}
 	t.Fatalf("no service %s in environment %s", name, envID)
 	return dockerswarm.Service{}
+}
+
+// warnings are the warnings recorded on deployment id.
+func (s *stack) warnings(t *testing.T, id string) []string {
+	t.Helper()
+	d, err := s.st.GetDeployment(context.Background(), s.team.Team.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.DeploymentWarnings(d)
+}
+
+// liveGateways names the gateways serve counts: those that reported
+// within routelive.StaleAfter.
+func (s *stack) liveGateways(t *testing.T) []string {
+	t.Helper()
+	reports, err := s.st.ListGatewayReports(context.Background(), time.Now().Add(-routelive.StaleAfter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(reports))
+	for _, r := range reports {
+		names = append(names, r.Gateway)
+	}
+	return names
 }
 
 // tasks lists a service's tasks.

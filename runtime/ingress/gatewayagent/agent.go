@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/client"
 
 	"github.com/slipwayhq/slipway/runtime/ingress"
@@ -67,8 +68,11 @@ type Agent struct {
 	// GatewayName is what the gateway reports itself as (routes live,
 	// addresses); the node's hostname makes it unique.
 	GatewayName string
-	Interval    time.Duration
-	Log         *slog.Logger
+	// NodeID is the Swarm node's ID: a stopping agent asks serve whether
+	// the node is still an ingress node (leave). Empty keeps the gateway.
+	NodeID   string
+	Interval time.Duration
+	Log      *slog.Logger
 
 	mu       sync.Mutex
 	networks map[string]bool // nil until a route table is known
@@ -87,7 +91,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.changed = make(chan struct{}, 1)
 	a.client = &http.Client{Timeout: 15 * time.Second}
-	if err := a.relay(ctx); err != nil {
+	stopRelay, err := a.relay(ctx)
+	if err != nil {
 		return err
 	}
 	feeder := &ingress.Feeder{
@@ -101,17 +106,67 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.Log.Error("gateway agent: route feed stopped", "err", err)
 		}
 	}()
-	a.keep(ctx)
+	m := gatewayctl.New(a.Engine, a.Log, a.Name)
+	a.keep(ctx, m)
+	// The gateway reports nothing more once serve may have forgotten it.
+	stopRelay()
+	a.leave(m)
 	return nil
 }
 
-// apply takes a new route table: the networks its backends are on.
+// leaveTimeout bounds what a stopping agent does before it exits (the
+// stack gives it a longer stop_grace_period).
+const leaveTimeout = 10 * time.Second
+
+// leave runs when the agent stops. Swarm stops it when its node loses the
+// ingress label, and also when the agent is restarted or upgraded: it asks
+// serve whether the node is still an ingress node and removes the gateway
+// (its container and bridge) only when serve says it is not; serve then
+// forgot the gateway's reports. Without an answer the gateway keeps
+// serving: going dark on an agent upgrade is the worse mistake.
+func (a *Agent) leave(m *gatewayctl.Manager) {
+	if a.NodeID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	var ans ingress.LeaveAnswer
+	if err := a.call(ctx, http.MethodPost, ingress.LeavePath, ingress.LeaveRequest{Gateway: a.GatewayName, Node: a.NodeID}, &ans); err != nil {
+		a.Log.Warn("gateway agent stopping: cannot ask serve whether this node is still an ingress node, so its gateway stays; if the node lost its label, remove it with docker rm -f "+m.Name(), "err", err)
+		return
+	}
+	if !ans.Remove {
+		a.Log.Info("gateway agent stopping: this node is still an ingress node, its gateway keeps serving")
+		return
+	}
+	bridge := a.Gateway.Network
+	if bridge == "" {
+		bridge = m.Name()
+	}
+	err := m.Remove(ctx)
+	if err == nil {
+		if err = a.Engine.NetworkRemove(ctx, bridge); cerrdefs.IsNotFound(err) {
+			err = nil
+		}
+	}
+	if err != nil {
+		a.Log.Error("gateway agent stopping: this node is no longer an ingress node, but its gateway could not be removed", "err", err)
+		return
+	}
+	a.Log.Info("gateway agent stopping: this node is no longer an ingress node; its gateway was removed")
+}
+
+// apply takes a new route table: the networks its backends are on and
+// those deployments asked the gateways to join before routing there.
 func (a *Agent) apply(t ingress.Table) error {
 	nets := map[string]bool{}
 	for _, r := range t.Routes {
 		if r.Backend != nil && r.Backend.Network != "" {
 			nets[r.Backend.Network] = true
 		}
+	}
+	for _, n := range t.Networks {
+		nets[n] = true
 	}
 	a.mu.Lock()
 	a.networks = nets
@@ -135,8 +190,7 @@ func (a *Agent) routed() map[string]bool {
 
 // keep checks the container and its networks on every interval and on
 // every new table.
-func (a *Agent) keep(ctx context.Context) {
-	m := gatewayctl.New(a.Engine, a.Log, a.Name)
+func (a *Agent) keep(ctx context.Context, m *gatewayctl.Manager) {
 	cfg := a.Gateway
 	cfg.SocketDir, cfg.SocketName = a.SocketDir, SocketName
 	if cfg.Env == nil {
@@ -227,11 +281,21 @@ func (a *Agent) sync(ctx context.Context, m *gatewayctl.Manager, cfg gatewayctl.
 
 // report sends the gateway's addresses to serve.
 func (a *Agent) report(ctx context.Context, addrs map[string]string) error {
-	body, err := json.Marshal(ingress.AddressReport{Gateway: a.GatewayName, Addresses: addrs})
+	err := a.call(ctx, http.MethodPut, ingress.AddressesPath, ingress.AddressReport{Gateway: a.GatewayName, Addresses: addrs}, nil)
+	if err != nil {
+		return fmt.Errorf("report the gateway's addresses: %w", err)
+	}
+	return nil
+}
+
+// call sends in as JSON to serve's feed with the token and decodes the
+// answer into out (unless nil).
+func (a *Agent) call(ctx context.Context, method, path string, in, out any) error {
+	body, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimSuffix(a.ControlURL, "/")+ingress.AddressesPath, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(a.ControlURL, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -239,36 +303,41 @@ func (a *Agent) report(ctx context.Context, addrs map[string]string) error {
 	req.Header.Set("Authorization", "Bearer "+a.Token)
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("report the gateway's addresses: %w", err)
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("report the gateway's addresses: PUT %s: %s: %s", ingress.AddressesPath, resp.Status, strings.TrimSpace(string(msg)))
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(msg)))
 	}
-	return nil
+	if out == nil {
+		return nil
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(out)
 }
 
 // relay serves SocketDir/gateway.sock for the gateway container: every
 // request is forwarded to serve's feed with the gateway token added, the
-// long-polls and held storage locks streamed as they come.
-func (a *Agent) relay(ctx context.Context) error {
+// long-polls and held storage locks streamed as they come. It stops when
+// ctx ends; the function it returns stops it at once and returns once it
+// has.
+func (a *Agent) relay(ctx context.Context) (func(), error) {
 	target, err := url.Parse(a.ControlURL)
 	if err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
-		return fmt.Errorf("gateway agent: control URL %q must be http(s)://host:port (control_url_invalid)", a.ControlURL)
+		return nil, fmt.Errorf("gateway agent: control URL %q must be http(s)://host:port (control_url_invalid)", a.ControlURL)
 	}
 	// Only root (the agent, the gateway in its container) may reach it:
 	// it hands out every team's routes.
 	if err := os.MkdirAll(a.SocketDir, 0o700); err != nil {
-		return fmt.Errorf("gateway agent: socket directory: %w", err)
+		return nil, fmt.Errorf("gateway agent: socket directory: %w", err)
 	}
 	path := filepath.Join(a.SocketDir, SocketName)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("gateway agent: %w", err)
+		return nil, fmt.Errorf("gateway agent: %w", err)
 	}
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return fmt.Errorf("gateway agent: %w", err)
+		return nil, fmt.Errorf("gateway agent: %w", err)
 	}
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -285,10 +354,16 @@ func (a *Agent) relay(ctx context.Context) error {
 			a.Log.Error("gateway agent: relay stopped", "err", err)
 		}
 	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = srv.Close()
+			_ = os.Remove(path)
+		})
+	}
 	go func() {
 		<-ctx.Done()
-		_ = srv.Close()
-		_ = os.Remove(path)
+		stop()
 	}()
-	return nil
+	return stop, nil
 }

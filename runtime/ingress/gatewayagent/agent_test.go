@@ -8,9 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+
 	"github.com/slipwayhq/slipway/runtime/ingress"
+	"github.com/slipwayhq/slipway/runtime/ingress/gatewayctl"
 )
 
 // TestRelay_AddsTheTokenAndStreams forwards the gateway's requests from the
@@ -29,7 +34,7 @@ func TestRelay_AddsTheTokenAndStreams(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a := &Agent{ControlURL: feed.URL, Token: "s3cret", SocketDir: t.TempDir(), Log: slog.New(slog.DiscardHandler)}
-	if err := a.relay(ctx); err != nil {
+	if _, err := a.relay(ctx); err != nil {
 		t.Fatal(err)
 	}
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -59,7 +64,8 @@ func TestRelay_AddsTheTokenAndStreams(t *testing.T) {
 }
 
 // TestApply_KeepsTheBackendNetworks takes the networks of the table's
-// backends (not of redirects), nil until a table came.
+// backends (not of redirects) and those it asks the gateways to join, nil
+// until a table came.
 func TestApply_KeepsTheBackendNetworks(t *testing.T) {
 	t.Parallel()
 	a := &Agent{changed: make(chan struct{}, 1)}
@@ -71,9 +77,9 @@ func TestApply_KeepsTheBackendNetworks(t *testing.T) {
 		{Hostname: "b.example.com", Backend: &ingress.Backend{Service: "slw-a-api", Port: 8080, Network: "slw-a-ingress"}},
 		{Hostname: "c.example.com", Backend: &ingress.Backend{Service: "slw-c-web", Port: 80, Network: "slw-c-ingress"}},
 		{Hostname: "old.example.com", Redirect: &ingress.Redirect{To: "https://a.example.com"}},
-	}})
+	}, Networks: []string{"slw-d-ingress", "slw-a-ingress"}})
 	got := a.routed()
-	if len(got) != 2 || !got["slw-a-ingress"] || !got["slw-c-ingress"] {
+	if len(got) != 3 || !got["slw-a-ingress"] || !got["slw-c-ingress"] || !got["slw-d-ingress"] {
 		t.Fatalf("networks %v", got)
 	}
 	select {
@@ -84,5 +90,63 @@ func TestApply_KeepsTheBackendNetworks(t *testing.T) {
 	_ = a.apply(ingress.Table{})
 	if got := a.routed(); got == nil || len(got) != 0 {
 		t.Fatalf("networks of an empty table %v, want none (and known)", got)
+	}
+}
+
+// engine records the removals a stopping agent makes; anything else it is
+// asked panics (the embedded nil interface).
+type engine struct {
+	client.APIClient
+	removed []string
+}
+
+func (e *engine) ContainerRemove(_ context.Context, id string, _ container.RemoveOptions) error {
+	e.removed = append(e.removed, "container "+id)
+	return nil
+}
+
+func (e *engine) NetworkRemove(_ context.Context, id string) error {
+	e.removed = append(e.removed, "network "+id)
+	return nil
+}
+
+// TestLeave_RemovesTheGatewayOnlyWhenServeSaysSo: a stopping agent asks
+// serve (with the token) about its node and gateway; it removes the
+// gateway's container and bridge only when serve answers remove, and
+// keeps them when serve says the node is still an ingress node, cannot
+// be reached, or the agent knows no node.
+func TestLeave_RemovesTheGatewayOnlyWhenServeSaysSo(t *testing.T) {
+	t.Parallel()
+	var asked ingress.LeaveRequest
+	remove := false
+	feed := httptest.NewServer(ingress.RequireToken("s3cret", ingress.LeaveHandler(func(_ context.Context, r ingress.LeaveRequest) (ingress.LeaveAnswer, error) {
+		asked = r
+		return ingress.LeaveAnswer{Remove: remove}, nil
+	})))
+	defer feed.Close()
+	stop := func(url, node string) []string {
+		e := &engine{}
+		a := &Agent{Engine: e, ControlURL: url, Token: "s3cret", GatewayName: "slipway-gateway@node2", NodeID: node,
+			Log: slog.New(slog.DiscardHandler), client: feed.Client()}
+		a.leave(gatewayctl.New(e, a.Log, ""))
+		return e.removed
+	}
+	if got := stop(feed.URL, "n0de2"); len(got) != 0 {
+		t.Fatalf("still an ingress node: removed %v", got)
+	}
+	if asked != (ingress.LeaveRequest{Gateway: "slipway-gateway@node2", Node: "n0de2"}) {
+		t.Fatalf("serve was asked %+v", asked)
+	}
+	remove = true
+	if got := stop(feed.URL, "n0de2"); !slices.Equal(got, []string{"container " + gatewayctl.ContainerName, "network " + gatewayctl.ContainerName}) {
+		t.Fatalf("no longer an ingress node: removed %v, want the container and its bridge", got)
+	}
+	if got := stop(feed.URL, ""); len(got) != 0 {
+		t.Fatalf("without a node ID: removed %v", got)
+	}
+	unreachable := httptest.NewServer(http.NotFoundHandler())
+	unreachable.Close()
+	if got := stop(unreachable.URL, "n0de2"); len(got) != 0 {
+		t.Fatalf("serve unreachable: removed %v", got)
 	}
 }

@@ -87,6 +87,13 @@ func (c *Cluster) prefix() string { return namePrefix + c.ID }
 // Manager is node 1's engine, the cluster's first manager.
 func (c *Cluster) Manager() *client.Client { return c.Nodes[0].Client }
 
+// SocketTemplate is each node's own engine socket as a path holding
+// Swarm's {{.Node.Hostname}} template: a global service that bind-mounts
+// it gets the engine of the node it runs on, as one mounting
+// /var/run/docker.sock does on separate machines (all nodes here share
+// one filesystem, each engine with a socket path of its own).
+func (c *Cluster) SocketTemplate() string { return filepath.Join(c.run, "{{.Node.Hostname}}.sock") }
+
 // Node returns node i (counting from 1).
 func (c *Cluster) Node(i int) *Node { return c.Nodes[i-1] }
 
@@ -196,6 +203,10 @@ func (c *Cluster) startNode(ctx context.Context, i int, sw, br, dockerd string) 
 		if err := os.MkdirAll(d, 0o711); err != nil {
 			return nil, err
 		}
+	}
+	// The same socket by hostname, for SocketTemplate.
+	if err := os.Symlink(filepath.Base(sock), filepath.Join(c.run, n.Hostname+".sock")); err != nil {
+		return nil, err
 	}
 	veth := fmt.Sprintf("%sv%d", c.prefix(), i)
 	steps := [][]string{
