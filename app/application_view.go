@@ -132,28 +132,6 @@ func (p people) name(actor string) string {
 	return actor
 }
 
-// environmentState sums an environment up from its latest deployment and
-// whether any deployment of it ever succeeded (then a failed attempt left
-// the previous one running: degraded, not failed).
-func environmentState(latest *store.Deployment, everSucceeded bool) string {
-	if latest == nil {
-		return "stopped"
-	}
-	switch {
-	case !latest.State.Terminal():
-		return "deploying"
-	case latest.State == store.StateSucceeded:
-		return "running"
-	case latest.State == store.StateFailed && everSucceeded:
-		return "degraded"
-	case latest.State == store.StateFailed:
-		return "failed"
-	case everSucceeded:
-		return "running"
-	}
-	return "stopped"
-}
-
 // environmentStatus is an environment with its latest deployment and the
 // latest one that succeeded (what runs now), either nil.
 type environmentStatus struct {
@@ -162,7 +140,7 @@ type environmentStatus struct {
 	succeeded *store.Deployment
 }
 
-func (s environmentStatus) state() string { return environmentState(s.latest, s.succeeded != nil) }
+func (s environmentStatus) state() string { return store.EnvironmentState(s.latest, s.succeeded != nil) }
 
 // environmentStatuses pairs the application's environments (not
 // previews) with their current deployments, by name.
