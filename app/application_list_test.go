@@ -168,7 +168,9 @@ func TestApplicationList_Pages(t *testing.T) {
 		return out
 	}
 	current := func(r response) string { return strings.TrimSpace(testid(r, "application-page-current").Text()) }
-	count := func(r response) string { return strings.Join(strings.Fields(testid(r, "application-count").Text()), " ") }
+	count := func(r response) string {
+		return strings.Join(strings.Fields(testid(r, "application-count").Text()), " ")
+	}
 
 	tests := []struct {
 		path, names, current, count string

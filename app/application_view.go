@@ -140,7 +140,9 @@ type environmentStatus struct {
 	succeeded *store.Deployment
 }
 
-func (s environmentStatus) state() string { return store.EnvironmentState(s.latest, s.succeeded != nil) }
+func (s environmentStatus) state() string {
+	return store.EnvironmentState(s.latest, s.succeeded != nil)
+}
 
 // environmentStatuses pairs the application's environments (not
 // previews) with their current deployments, by name.
