@@ -88,6 +88,10 @@ func (r withTrailing) Scan(dest ...any) error { return r.Row.Scan(append(dest, r
 // when the newest succeeded.
 type CurrentDeployments struct {
 	Latest, Succeeded *Deployment
+	// LatestActorEmail is the email of the member who asked for Latest;
+	// "" when its actor is no member of the team (a token, GitHub, the
+	// system or a former member).
+	LatestActorEmail string
 }
 
 // deploymentPageColumns are deploymentColumns without the captured
@@ -102,7 +106,8 @@ const deploymentPageColumns = `id, team_id, application_id, environment_id, stat
 // newest and the latest succeeded deployment of each of the application's
 // environments (not previews) that has one. They carry their rendered
 // manifest and steps but not their captured manifest nor their variables
-// (nil); a deployment that is both is read once.
+// (nil); a deployment that is both is read once. The newest one's actor
+// comes with its email when a member asked for it.
 func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID string) (map[string]CurrentDeployments, error) {
 	const op = "current deployments"
 	// Two index probes per environment (deployments_environment_latest_idx
@@ -119,8 +124,10 @@ func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID 
 				SELECT id FROM deployments WHERE team_id = $1 AND environment_id = e.id AND state = 'succeeded'
 				ORDER BY finished_at DESC, id DESC LIMIT 1) o
 		)
-		SELECT `+deploymentPageColumns+`, id IN (SELECT id FROM latest), id IN (SELECT id FROM succeeded)
-		FROM deployments
+		SELECT `+deploymentPageColumns+`, id IN (SELECT id FROM latest), id IN (SELECT id FROM succeeded),
+			coalesce((SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+				WHERE m.team_id = $1 AND 'user:' || m.user_id = d.actor), '')
+		FROM deployments d
 		WHERE team_id = $1 AND id IN (SELECT id FROM latest UNION ALL SELECT id FROM succeeded)`, teamID, applicationID)
 	if err != nil {
 		return nil, wrap(op, err)
@@ -129,13 +136,14 @@ func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID 
 	out := map[string]CurrentDeployments{}
 	for rows.Next() {
 		var latest, succeeded bool
-		d, err := scanDeployment(withTrailing{rows, []any{&latest, &succeeded}})
+		var email string
+		d, err := scanDeployment(withTrailing{rows, []any{&latest, &succeeded, &email}})
 		if err != nil {
 			return nil, wrap(op, err)
 		}
 		c := out[d.EnvironmentID]
 		if latest {
-			c.Latest = &d
+			c.Latest, c.LatestActorEmail = &d, email
 		}
 		if succeeded {
 			c.Succeeded = &d

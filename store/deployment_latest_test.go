@@ -152,6 +152,20 @@ func TestStore_CurrentDeploymentsOf(t *testing.T) {
 	if theirs, err := b.st.CurrentDeploymentsOf(b.ctx, team, b.b.app.ID); err != nil || len(theirs) != 0 {
 		t.Errorf("another team's application through team %s: %v %v, want none", team, theirs, err)
 	}
+
+	// The newest deployment's actor comes with the email of a member only:
+	// not the system's, nor another team's user's.
+	for envID, actor := range map[string]string{staging.ID: "user:" + b.a.owner.ID, live.ID: "user:" + b.b.owner.ID} {
+		_, err := b.st.CreateDeployment(b.ctx, team, store.DeploymentParams{EnvironmentID: envID, Revision: 1, Origin: store.OriginBuild, Actor: actor})
+		must(t, err)
+	}
+	got, err = b.st.CurrentDeploymentsOf(b.ctx, team, b.a.app.ID)
+	must(t, err)
+	for envID, want := range map[string]string{staging.ID: b.a.owner.Email, live.ID: "", b.a.env.ID: ""} {
+		if e := got[envID].LatestActorEmail; e != want {
+			t.Errorf("environment %s: newest deployment's actor email %q, want %q", envID, e, want)
+		}
+	}
 }
 
 // deployThrough requests a deployment of one of team's environments and
