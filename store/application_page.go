@@ -14,12 +14,16 @@ type ApplicationQuery struct {
 	// State keeps the applications with an environment (not a preview)
 	// in that state (one of EnvironmentStates); "" keeps all.
 	State string
+	// After keeps the applications whose name sorts after it (a keyset
+	// cursor: the last name of the previous page); "" keeps all.
+	After string
 	// Limit is the page's size (at least 1); Offset how many matching
 	// applications come before it.
 	Limit, Offset int
 }
 
-// ApplicationPage is a page of applications and how many match in all.
+// ApplicationPage is a page of applications and how many match in all
+// (after the After cursor, when there is one).
 type ApplicationPage struct {
 	Applications []Application
 	Total        int
@@ -42,6 +46,7 @@ func (s *Store) ListApplicationPage(ctx context.Context, teamID string, q Applic
 			SELECT `+applicationColumns+` FROM applications a
 			WHERE a.team_id = $1 AND a.deleted_at IS NULL
 				AND ($2 = '' OR a.name ILIKE $2 ESCAPE '\')
+				AND ($6 = '' OR a.name > $6)
 				AND ($3 = '' OR EXISTS (
 					SELECT 1 FROM environments e
 					LEFT JOIN LATERAL (
@@ -55,7 +60,7 @@ func (s *Store) ListApplicationPage(ctx context.Context, teamID string, q Applic
 		SELECT total.n, p.id, p.team_id, p.name, p.current_revision, p.created_at, p.updated_at
 		FROM (SELECT count(*) AS n FROM matching) total
 		LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY name LIMIT $4 OFFSET $5) p ON true
-		ORDER BY p.name`, teamID, pattern, q.State, q.Limit, q.Offset)
+		ORDER BY p.name`, teamID, pattern, q.State, q.Limit, q.Offset, q.After)
 	if err != nil {
 		return ApplicationPage{}, wrap(op, err)
 	}

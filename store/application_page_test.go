@@ -73,6 +73,13 @@ func TestStore_ListApplicationPage(t *testing.T) {
 			t.Errorf("name %q: %v of %d, want none", q, pageNames(p), p.Total)
 		}
 	}
+	// The keyset cursor: names after it, counted after it.
+	if p := list(store.ApplicationQuery{After: "web-5", Limit: 2}); !slices.Equal(pageNames(p), []string{"web-6", "web-7"}) || p.Total != 3 {
+		t.Errorf("after web-5: %v of %d, want web-6, web-7 of 3", pageNames(p), p.Total)
+	}
+	if p := list(store.ApplicationQuery{After: "web-8", Limit: 2}); len(p.Applications) != 0 || p.Total != 0 {
+		t.Errorf("after the last: %v of %d, want none", pageNames(p), p.Total)
+	}
 	if p := list(store.ApplicationQuery{Name: "nothing", Limit: 10}); p.Total != 0 || len(p.Applications) != 0 {
 		t.Errorf("no match: %v of %d", pageNames(p), p.Total)
 	}
