@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -181,14 +180,8 @@ func (h *handler) environmentViews(statuses []environmentStatus, who people, app
 		if source == nil {
 			source = s.latest
 		}
-		if source != nil && source.RenderedManifest != nil {
-			var m manifest.Manifest
-			if err := json.Unmarshal(source.RenderedManifest, &m); err == nil {
-				v.Services, v.Routes = servicesAndRoutes(&m)
-				for _, w := range manifest.Warnings(&m) {
-					v.Warnings = append(v.Warnings, w.Path+": "+w.Message)
-				}
-			}
+		if sum, ok := h.manifests.of(source); ok {
+			v.Services, v.Routes, v.Warnings = sum.services, sum.routes, sum.warnings
 		}
 		out[i] = v
 	}
