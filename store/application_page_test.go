@@ -113,13 +113,11 @@ func TestStore_ListApplicationPage_StateIsEnvironmentState(t *testing.T) {
 		"ok-then-superseded": {success, {store.StateSuperseded}},
 		"failed-then-ok":     {{store.StateFailed}, success},
 	}
-	var envIDs []string
 	for name, history := range histories {
 		a, err := b.st.CreateApplication(b.ctx, team, name)
 		must(t, err)
 		env, err := b.st.CreateEnvironment(b.ctx, team, store.EnvironmentParams{ApplicationID: a.ID, Kind: store.KindEnvironment, Name: "production", Slug: name + "-production"})
 		must(t, err)
-		envIDs = append(envIDs, env.ID)
 		for _, path := range history {
 			deployThrough(t, b, team, env.ID, path...)
 		}

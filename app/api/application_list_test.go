@@ -74,6 +74,20 @@ func TestApplicationList_PagesWithCursor(t *testing.T) {
 		want(t, b.do(t, b.viewer, http.MethodGet, "/api/v1/applications?"+q, "", nil), http.StatusBadRequest, "limit_invalid")
 	}
 
+	secret := rivalToken(t, b)
+	if got, _ := walk(secret, "2"); len(got) != 0 {
+		t.Errorf("another team's token lists %v", got)
+	}
+	if l := list(secret, ""); len(l.Applications) != 0 {
+		t.Errorf("another team's token lists %v", namesOf(l))
+	}
+}
+
+// rivalToken signs up another team, Rivals, and returns an all-scope API
+// token of it: a caller that must see none of b's team.
+func rivalToken(t *testing.T, b *deployBundle) string {
+	t.Helper()
+	ctx := context.Background()
 	u, rival, err := service.Signup(ctx, b.st, auth.TestArgon2, service.SignupRequest{Email: "rival@example.com", Password: "correct horse battery", TeamName: "Rivals"})
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +97,5 @@ func TestApplicationList_PagesWithCursor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := walk(secret, "2"); len(got) != 0 {
-		t.Errorf("another team's token lists %v", got)
-	}
-	if l := list(secret, ""); len(l.Applications) != 0 {
-		t.Errorf("another team's token lists %v", namesOf(l))
-	}
+	return secret
 }
