@@ -3,7 +3,8 @@ package store
 import (
 	"context"
 	"strings"
-	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ApplicationQuery selects a page of a team's applications, by name.
@@ -31,56 +32,48 @@ type ApplicationPage struct {
 
 // ListApplicationPage returns a page of the team's applications as q
 // selects them, ordered by name (unique among a team's applications), and
-// how many match across all pages, in one statement. A page past the end
-// is empty, with the total.
+// how many match across all pages: in one statement, and a second one
+// only to count for a page past the end (which is empty).
 func (s *Store) ListApplicationPage(ctx context.Context, teamID string, q ApplicationQuery) (ApplicationPage, error) {
 	const op = "list application page"
 	pattern := ""
 	if q.Name != "" {
 		pattern = likePattern(q.Name)
 	}
-	// The count is a one-row relation the page is joined to, so a page past
-	// the end still says how many match.
+	args := []any{teamID, pattern, q.State, q.After}
 	rows, err := s.db.Query(ctx, `
-		WITH matching AS MATERIALIZED (
-			SELECT `+applicationColumns+` FROM applications a
-			WHERE a.team_id = $1 AND a.deleted_at IS NULL
-				AND ($2 = '' OR a.name ILIKE $2 ESCAPE '\')
-				AND ($6 = '' OR a.name > $6)
-				AND ($3 = '' OR EXISTS (
-					SELECT 1 FROM environments e
-					LEFT JOIN LATERAL (
-						SELECT state FROM deployments
-						WHERE team_id = $1 AND environment_id = e.id
-						ORDER BY created_at DESC, id DESC
-						LIMIT 1) d ON true
-					WHERE e.team_id = $1 AND e.application_id = a.id AND e.kind = 'environment'
-						AND `+environmentStateSQL("d.state", everSucceededSQL("e.id"))+` = $3))
-		)
-		SELECT total.n, p.id, p.team_id, p.name, p.current_revision, p.created_at, p.updated_at
-		FROM (SELECT count(*) AS n FROM matching) total
-		LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY name LIMIT $4 OFFSET $5) p ON true
-		ORDER BY p.name`, teamID, pattern, q.State, q.Limit, q.Offset, q.After)
+		SELECT `+applicationColumns+`, count(*) OVER ()
+		FROM applications a WHERE `+applicationQueryWhere+`
+		ORDER BY name LIMIT $5 OFFSET $6`, append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return ApplicationPage{}, wrap(op, err)
 	}
-	defer rows.Close()
 	var page ApplicationPage
-	for rows.Next() {
-		var id, team, name *string
-		var revision *int64
-		var created, updated *time.Time
-		if err := rows.Scan(&page.Total, &id, &team, &name, &revision, &created, &updated); err != nil {
-			return ApplicationPage{}, wrap(op, err)
-		}
-		if id == nil {
-			continue // the count's row when the page is empty
-		}
-		page.Applications = append(page.Applications, Application{
-			ID: *id, TeamID: *team, Name: *name, CurrentRevision: *revision, CreatedAt: *created, UpdatedAt: *updated})
+	page.Applications, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Application, error) {
+		return scanApplication(withTrailing{r, []any{&page.Total}})
+	})
+	if err != nil || len(page.Applications) > 0 || q.Offset == 0 {
+		return page, wrap(op, err)
 	}
-	return page, wrap(op, rows.Err())
+	err = s.db.QueryRow(ctx, `SELECT count(*) FROM applications a WHERE `+applicationQueryWhere, args...).Scan(&page.Total)
+	return page, wrap(op, err)
 }
+
+// applicationQueryWhere selects the applications of team $1 that an
+// ApplicationQuery keeps: name pattern $2 ("" for any), an environment in
+// state $3 ("" for any), a name after $4 ("" for any).
+var applicationQueryWhere = `a.team_id = $1 AND a.deleted_at IS NULL
+	AND ($2 = '' OR a.name ILIKE $2 ESCAPE '\')
+	AND ($4 = '' OR a.name > $4)
+	AND ($3 = '' OR EXISTS (
+		SELECT 1 FROM environments e
+		LEFT JOIN LATERAL (
+			SELECT state FROM deployments
+			WHERE team_id = $1 AND environment_id = e.id
+			ORDER BY created_at DESC, id DESC
+			LIMIT 1) d ON true
+		WHERE e.team_id = $1 AND e.application_id = a.id AND e.kind = 'environment'
+			AND ` + environmentStateSQL("d.state", everSucceededSQL("e.id")) + ` = $3))`
 
 // EnvironmentStates are what an environment's deployments say of it:
 // running (its newest deployment succeeded, or a cancelled or superseded
