@@ -25,7 +25,9 @@ func TestDashboard_ApplicationPages(t *testing.T) {
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	rows := `document.querySelectorAll('[data-testid="application-row"]').length`
 	first := `document.querySelector('[data-testid="application-link"]').textContent.trim()`
-	query := func(key string) string { return fmt.Sprintf(`(new URLSearchParams(location.search).get(%q) || "")`, key) }
+	query := func(key string) string {
+		return fmt.Sprintf(`(new URLSearchParams(location.search).get(%q) || "")`, key)
+	}
 
 	// 27 applications named pg-00 … pg-26 and one other, made with the
 	// list's own create form as a visitor would (one request each from the
