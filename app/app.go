@@ -96,7 +96,8 @@ func New(cfg Config) *fiber.App {
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications}
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications,
+		manifests: newManifestSummaries(manifestSummaryCacheSize)}
 	h.csp = contentSecurityPolicy(githubFormActions(cfg.GitHub))
 	// A login for an unknown e-mail verifies against this hash, so it costs
 	// as much as a wrong password and timing does not reveal who has an account.
@@ -133,6 +134,9 @@ type handler struct {
 	public   string            // Config.PublicURL
 	notify   *notify.Service   // nil: destinations are listed nowhere
 	csp      string            // the Content-Security-Policy of every response
+	// manifests remembers what the pages show of deployments' rendered
+	// manifests.
+	manifests *manifestSummaries
 
 	dummyHash string
 }

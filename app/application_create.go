@@ -7,18 +7,17 @@ import (
 
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/views/page"
-	"github.com/slipwayhq/slipway/views/partial"
 )
 
 func (h *handler) applicationCreate(c *fiber.Ctx) error {
 	name := c.FormValue("name")
 	a, err := service.CreateApplication(c.UserContext(), h.store, visitorOf(c).actor(), name)
 	if errs, ok := fieldErrors(err); ok {
-		rows, err := h.applicationRows(c)
+		list, err := h.firstApplicationPage(c)
 		if err != nil {
 			return err
 		}
-		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(rows, partial.ApplicationFilter{}, name, errs, editorFor(h.viewContext(c), "", 0, "")))
+		return h.render(c, http.StatusUnprocessableEntity, "Applications", page.Applications(list, name, errs, editorFor(h.viewContext(c), "", 0, "")))
 	}
 	if err != nil {
 		return err

@@ -16,8 +16,8 @@ import (
 
 // applicationDelete deletes from the list once the visitor typed the
 // application's name (as on Settings) and, for htmx, answers with the
-// refreshed list, filtered as the one the visitor deleted from (its q and
-// state travel with the delete form).
+// refreshed list, filtered as the one the visitor deleted from (its q,
+// state and page travel with the delete form).
 func (h *handler) applicationDelete(c *fiber.Ctx) error {
 	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app"))
 	if err != nil {
@@ -49,14 +49,14 @@ func (h *handler) applicationDelete(c *fiber.Ctx) error {
 // applicationListAnswer shows the list filtered by f: the fragment to
 // htmx, else the whole page.
 func (h *handler) applicationListAnswer(c *fiber.Ctx, f partial.ApplicationFilter, status int) error {
-	rows, err := h.applicationRowsFiltered(c, f)
+	list, err := h.applicationListing(c, f)
 	if err != nil {
 		return err
 	}
 	if isFragment(c) {
-		return h.render(c, formErrorStatus(c), "Applications", partial.ApplicationList(rows, f))
+		return h.render(c, formErrorStatus(c), "Applications", partial.ApplicationList(list))
 	}
-	return h.render(c, status, "Applications", page.Applications(rows, f, "", nil, editorFor(h.viewContext(c), "", 0, "")))
+	return h.render(c, status, "Applications", page.Applications(list, "", nil, editorFor(h.viewContext(c), "", 0, "")))
 }
 
 // deletedMessage is the flash after deleting an application.

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,17 +15,17 @@ import (
 	"github.com/slipwayhq/slipway/views/partial"
 )
 
-// applicationList shows the team's applications, filtered by ?q= (a name
-// substring, matched in the store query) and ?state= (an environment
-// state). The search form's htmx requests get only the list back.
+// applicationList shows a page of the team's applications, filtered by
+// ?q= (a name substring) and ?state= (an environment state), both matched
+// in the store query, on ?page= (1 when absent). The search form's htmx
+// requests get only the list back.
 func (h *handler) applicationList(c *fiber.Ctx) error {
-	f := applicationFilter(c.Query)
-	rows, err := h.applicationRowsFiltered(c, f)
+	list, err := h.applicationListing(c, applicationFilter(c.Query))
 	if err != nil {
 		return err
 	}
 	if c.Get("HX-Request") == "true" && c.Get("HX-Target") == "application-list" {
-		return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(rows, f))
+		return h.render(c, http.StatusOK, "Applications", partial.ApplicationList(list))
 	}
 	editor := editorFor(h.viewContext(c), "", 0, "")
 	if c.Query("example") != "" {
@@ -33,49 +35,71 @@ func (h *handler) applicationList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.render(c, http.StatusOK, "Applications", page.WithGettingStarted(steps, page.Applications(rows, f, "", nil, editor)))
+	return h.render(c, http.StatusOK, "Applications", page.WithGettingStarted(steps, page.Applications(list, "", nil, editor)))
 }
 
+// applicationPageSize is how many applications a page of the list shows.
+const applicationPageSize = 25
+
 // applicationFilter reads the list's filter through value (the query
-// string's or the form's): q trimmed, and state only when it is one the
-// list filters by.
+// string's or the form's): q trimmed, state only when it is one the list
+// filters by, and page a whole number from 1 (1 otherwise).
 func applicationFilter(value func(key string, defaultValue ...string) string) partial.ApplicationFilter {
-	f := partial.ApplicationFilter{Query: strings.TrimSpace(value("q"))}
-	if st := value("state"); slices.Contains(partial.ApplicationStates, st) {
+	f := partial.ApplicationFilter{Query: strings.TrimSpace(value("q")), Page: 1}
+	if st := value("state"); slices.Contains(store.EnvironmentStates, st) {
 		f.State = st
+	}
+	if n, err := strconv.Atoi(value("page")); err == nil && n > 1 {
+		f.Page = n
 	}
 	return f
 }
 
-// applicationRowsFiltered is the list as f filters it.
-func (h *handler) applicationRowsFiltered(c *fiber.Ctx, f partial.ApplicationFilter) ([]partial.ApplicationRow, error) {
-	rows, err := h.applicationRowsMatching(c, f.Query)
-	if err != nil || f.State == "" {
-		return rows, err
+// applicationListing is the page of the list f asks for; a page past the
+// end (the list shrank, or a hand-made address) shows the last page.
+func (h *handler) applicationListing(c *fiber.Ctx, f partial.ApplicationFilter) (partial.ApplicationListing, error) {
+	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
+	q := store.ApplicationQuery{Name: f.Query, State: f.State, Limit: applicationPageSize, Offset: (f.Page - 1) * applicationPageSize}
+	// Offsets past what an int holds are past the end too.
+	if f.Page > 1 && q.Offset/applicationPageSize != f.Page-1 {
+		q.Offset = math.MaxInt32
 	}
-	return slices.DeleteFunc(rows, func(r partial.ApplicationRow) bool {
-		return !slices.ContainsFunc(r.Environments, func(e partial.EnvironmentBadge) bool { return e.State == f.State })
-	}), nil
+	p, err := h.store.ListApplicationPage(ctx, teamID, q)
+	if err != nil {
+		return partial.ApplicationListing{}, err
+	}
+	if len(p.Applications) == 0 && p.Total > 0 {
+		f.Page = (p.Total + applicationPageSize - 1) / applicationPageSize
+		q.Offset = (f.Page - 1) * applicationPageSize
+		if p, err = h.store.ListApplicationPage(ctx, teamID, q); err != nil {
+			return partial.ApplicationListing{}, err
+		}
+	}
+	rows, err := h.applicationRows(ctx, teamID, p.Applications)
+	return partial.ApplicationListing{Rows: rows, Filter: f, Total: p.Total, PageSize: applicationPageSize}, err
 }
 
-// applicationRows is the unfiltered list.
-func (h *handler) applicationRows(c *fiber.Ctx) ([]partial.ApplicationRow, error) {
-	return h.applicationRowsMatching(c, "")
+// firstApplicationPage is the list's first page, unfiltered.
+func (h *handler) firstApplicationPage(c *fiber.Ctx) (partial.ApplicationListing, error) {
+	return h.applicationListing(c, partial.ApplicationFilter{Page: 1})
 }
 
 // shortCommitLength is how much of a commit SHA the list shows.
 const shortCommitLength = 7
 
-func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial.ApplicationRow, error) {
-	ctx, teamID := c.UserContext(), visitorOf(c).current.Team.ID
-	apps, err := h.store.SearchApplications(ctx, teamID, query)
-	if err != nil {
-		return nil, err
+// applicationRows are the list's rows of apps: a few queries whatever
+// their number, as their environments with their newest deployments (and
+// those deployments' commits) are read for all of them at once, and the
+// members who deployed only when something was deployed.
+func (h *handler) applicationRows(ctx context.Context, teamID string, apps []store.Application) ([]partial.ApplicationRow, error) {
+	if len(apps) == 0 {
+		return nil, nil
 	}
-	// A few queries whatever the number of applications: environments and
-	// their latest deployments are read for the whole team at once, and
-	// the members who deployed only when something was deployed.
-	envs, err := h.store.ListEnvironmentsLatest(ctx, teamID)
+	ids := make([]string, len(apps))
+	for i, a := range apps {
+		ids[i] = a.ID
+	}
+	envs, err := h.store.ListEnvironmentsLatest(ctx, teamID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -90,50 +114,22 @@ func (h *handler) applicationRowsMatching(c *fiber.Ctx, query string) ([]partial
 		}
 	}
 	rows := make([]partial.ApplicationRow, len(apps))
-	lastOf := make([]*store.Deployment, len(apps))
 	for i, a := range apps {
 		rows[i] = partial.ApplicationRow{ID: a.ID, Name: a.Name, Revision: a.CurrentRevision}
-		var last *store.Deployment
+		var last *store.EnvironmentLatest
 		for _, e := range byApp[a.ID] {
-			d := e.Latest
-			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: e.Name, State: environmentState(d, e.EverSucceeded)})
-			if d != nil && (last == nil || d.CreatedAt.After(last.CreatedAt)) {
-				last = d
+			rows[i].Environments = append(rows[i].Environments, partial.EnvironmentBadge{Name: e.Name, State: store.EnvironmentState(e.Latest, e.EverSucceeded)})
+			if e.Latest != nil && (last == nil || e.Latest.CreatedAt.After(last.Latest.CreatedAt)) {
+				last = &e
 			}
 		}
 		if last != nil {
-			rows[i].LastDeploy = who.name(last.Actor) + ", " + when(&last.CreatedAt)
-			lastOf[i] = last
+			rows[i].LastDeploy = who.name(last.Latest.Actor) + ", " + when(&last.Latest.CreatedAt)
+			rows[i].LastCommit = last.Commit
+			if len(rows[i].LastCommit) > shortCommitLength {
+				rows[i].LastCommit = rows[i].LastCommit[:shortCommitLength]
+			}
 		}
 	}
-	return rows, h.addLastCommits(ctx, teamID, rows, lastOf)
-}
-
-// addLastCommits sets each row's short commit from its last deployment, in
-// one query.
-func (h *handler) addLastCommits(ctx context.Context, teamID string, rows []partial.ApplicationRow, lastOf []*store.Deployment) error {
-	var ids []string
-	for _, d := range lastOf {
-		if d != nil {
-			ids = append(ids, d.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	commits, err := h.store.DeploymentCommits(ctx, teamID, ids)
-	if err != nil {
-		return err
-	}
-	for i, d := range lastOf {
-		if d == nil {
-			continue
-		}
-		commit := commits[d.ID]
-		if len(commit) > shortCommitLength {
-			commit = commit[:shortCommitLength]
-		}
-		rows[i].LastCommit = commit
-	}
-	return nil
+	return rows, nil
 }

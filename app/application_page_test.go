@@ -128,4 +128,8 @@ func TestApplicationPages_Developer(t *testing.T) {
 			}
 		}
 	}
+	// The Overview names who deployed: the owner by email.
+	if got := testid(br.get(pages[1]), "overview-deployment").Text(); !strings.Contains(got, "by owner@example.com") {
+		t.Errorf("the Overview's deployments say %q, want one by owner@example.com", strings.Join(strings.Fields(got), " "))
+	}
 }

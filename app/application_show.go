@@ -35,7 +35,7 @@ type environmentsOf struct {
 }
 
 // environmentPage loads what the Overview and Environments tabs show, in
-// three queries whatever the number of environments and deployments.
+// two queries whatever the number of environments and deployments.
 func (h *handler) environmentPage(c *fiber.Ctx, a store.Application, tab string) (environmentsOf, error) {
 	ctx := c.UserContext()
 	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
@@ -46,15 +46,16 @@ func (h *handler) environmentPage(c *fiber.Ctx, a store.Application, tab string)
 	if err != nil {
 		return environmentsOf{}, err
 	}
-	deployed := map[string]int64{}
+	// The deployments shown name their actors from the same read, not
+	// from the team's member list.
+	deployed, who := map[string]int64{}, people{}
 	for id, d := range current {
 		if d.Latest != nil {
 			deployed[id] = d.Latest.Revision
+			if d.LatestActorEmail != "" {
+				who[d.Latest.Actor] = d.LatestActorEmail
+			}
 		}
-	}
-	who, err := h.people(ctx, a.TeamID)
-	if err != nil {
-		return environmentsOf{}, err
 	}
 	return environmentsOf{
 		header: headerOf(a, tab, envs, deployed),

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -132,28 +131,6 @@ func (p people) name(actor string) string {
 	return actor
 }
 
-// environmentState sums an environment up from its latest deployment and
-// whether any deployment of it ever succeeded (then a failed attempt left
-// the previous one running: degraded, not failed).
-func environmentState(latest *store.Deployment, everSucceeded bool) string {
-	if latest == nil {
-		return "stopped"
-	}
-	switch {
-	case !latest.State.Terminal():
-		return "deploying"
-	case latest.State == store.StateSucceeded:
-		return "running"
-	case latest.State == store.StateFailed && everSucceeded:
-		return "degraded"
-	case latest.State == store.StateFailed:
-		return "failed"
-	case everSucceeded:
-		return "running"
-	}
-	return "stopped"
-}
-
 // environmentStatus is an environment with its latest deployment and the
 // latest one that succeeded (what runs now), either nil.
 type environmentStatus struct {
@@ -162,7 +139,9 @@ type environmentStatus struct {
 	succeeded *store.Deployment
 }
 
-func (s environmentStatus) state() string { return environmentState(s.latest, s.succeeded != nil) }
+func (s environmentStatus) state() string {
+	return store.EnvironmentState(s.latest, s.succeeded != nil)
+}
 
 // environmentStatuses pairs the application's environments (not
 // previews) with their current deployments, by name.
@@ -201,14 +180,8 @@ func (h *handler) environmentViews(statuses []environmentStatus, who people, app
 		if source == nil {
 			source = s.latest
 		}
-		if source != nil && source.RenderedManifest != nil {
-			var m manifest.Manifest
-			if err := json.Unmarshal(source.RenderedManifest, &m); err == nil {
-				v.Services, v.Routes = servicesAndRoutes(&m)
-				for _, w := range manifest.Warnings(&m) {
-					v.Warnings = append(v.Warnings, w.Path+": "+w.Message)
-				}
-			}
+		if sum, ok := h.manifests.of(source); ok {
+			v.Services, v.Routes, v.Warnings = sum.services, sum.routes, sum.warnings
 		}
 		out[i] = v
 	}

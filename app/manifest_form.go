@@ -79,11 +79,11 @@ func (h *handler) viewContext(c *fiber.Ctx) context.Context {
 // when creating, the application's Manifest tab when editing.
 func (h *handler) renderEditor(c *fiber.Ctx, status int, f manifestForm, editor partial.EditorView) error {
 	if f.applicationID == "" {
-		rows, err := h.applicationRows(c)
+		list, err := h.firstApplicationPage(c)
 		if err != nil {
 			return err
 		}
-		return h.render(c, status, "Applications", page.Applications(rows, partial.ApplicationFilter{}, "", nil, editor))
+		return h.render(c, status, "Applications", page.Applications(list, "", nil, editor))
 	}
 	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, f.applicationID)
 	if err != nil {

@@ -63,7 +63,7 @@ func (h *handler) previewsTab(c *fiber.Ctx, a store.Application, notice string) 
 			if serr != nil && !errors.Is(serr, store.ErrNotFound) {
 				return t, serr
 			}
-			row.State = environmentState(&d, serr == nil)
+			row.State = store.EnvironmentState(&d, serr == nil)
 			row.URL = firstRouteURL(d.RenderedManifest)
 		case !errors.Is(err, store.ErrNotFound):
 			return t, err

@@ -45,8 +45,15 @@ func TestServiceRestartAndScale(t *testing.T) {
 	base := "/applications/" + appID + "/environments/production/services/web"
 
 	overview := br.get("/applications/" + appID)
-	if action, _ := overview.doc.Find(`[data-testid="service-restart-form"]`).Attr("action"); action != base+"/restart" {
-		t.Fatalf("restart form posts to %q", action)
+	controls := testid(overview, "service-controls")
+	if action, _ := controls.Attr("action"); action != base+"/scale" {
+		t.Fatalf("the controls' form posts to %q, want Scale's address", action)
+	}
+	if action, _ := controls.Find(`[data-testid="service-restart"]`).Attr("formaction"); action != base+"/restart" {
+		t.Fatalf("Restart posts to %q", action)
+	}
+	if controls.Find(`input[name="_csrf"]`).Length() != 1 {
+		t.Fatal("the controls' form carries no CSRF field")
 	}
 	if v, _ := testid(overview, "service-scale-replicas").Attr("value"); v != "2" {
 		t.Fatalf("scale input starts at %q, want the current 2", v)

@@ -37,9 +37,7 @@ func (s *Store) LatestDeploymentPerEnvironment(ctx context.Context, teamID, appl
 	rows, err := s.db.Query(ctx, `
 		SELECT d.* FROM environments e
 		CROSS JOIN LATERAL (
-			SELECT `+deploymentSummaryColumns+`,
-				EXISTS (SELECT 1 FROM deployments ok
-					WHERE ok.team_id = $1 AND ok.environment_id = e.id AND ok.state = 'succeeded') AS ever_succeeded
+			SELECT `+deploymentSummaryColumns+`, `+everSucceededSQL("e.id")+` AS ever_succeeded
 			FROM deployments
 			WHERE team_id = $1 AND environment_id = e.id
 			ORDER BY created_at DESC, id DESC
@@ -90,6 +88,10 @@ func (r withTrailing) Scan(dest ...any) error { return r.Row.Scan(append(dest, r
 // when the newest succeeded.
 type CurrentDeployments struct {
 	Latest, Succeeded *Deployment
+	// LatestActorEmail is the email of the member who asked for Latest;
+	// "" when its actor is no member of the team (a token, GitHub, the
+	// system or a former member).
+	LatestActorEmail string
 }
 
 // deploymentPageColumns are deploymentColumns without the captured
@@ -104,7 +106,8 @@ const deploymentPageColumns = `id, team_id, application_id, environment_id, stat
 // newest and the latest succeeded deployment of each of the application's
 // environments (not previews) that has one. They carry their rendered
 // manifest and steps but not their captured manifest nor their variables
-// (nil); a deployment that is both is read once.
+// (nil); a deployment that is both is read once. The newest one's actor
+// comes with its email when a member asked for it.
 func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID string) (map[string]CurrentDeployments, error) {
 	const op = "current deployments"
 	// Two index probes per environment (deployments_environment_latest_idx
@@ -121,8 +124,10 @@ func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID 
 				SELECT id FROM deployments WHERE team_id = $1 AND environment_id = e.id AND state = 'succeeded'
 				ORDER BY finished_at DESC, id DESC LIMIT 1) o
 		)
-		SELECT `+deploymentPageColumns+`, id IN (SELECT id FROM latest), id IN (SELECT id FROM succeeded)
-		FROM deployments
+		SELECT `+deploymentPageColumns+`, id IN (SELECT id FROM latest), id IN (SELECT id FROM succeeded),
+			coalesce((SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+				WHERE m.team_id = $1 AND 'user:' || m.user_id = d.actor), '')
+		FROM deployments d
 		WHERE team_id = $1 AND id IN (SELECT id FROM latest UNION ALL SELECT id FROM succeeded)`, teamID, applicationID)
 	if err != nil {
 		return nil, wrap(op, err)
@@ -131,13 +136,14 @@ func (s *Store) CurrentDeploymentsOf(ctx context.Context, teamID, applicationID 
 	out := map[string]CurrentDeployments{}
 	for rows.Next() {
 		var latest, succeeded bool
-		d, err := scanDeployment(withTrailing{rows, []any{&latest, &succeeded}})
+		var email string
+		d, err := scanDeployment(withTrailing{rows, []any{&latest, &succeeded, &email}})
 		if err != nil {
 			return nil, wrap(op, err)
 		}
 		c := out[d.EnvironmentID]
 		if latest {
-			c.Latest = &d
+			c.Latest, c.LatestActorEmail = &d, email
 		}
 		if succeeded {
 			c.Succeeded = &d
@@ -155,25 +161,27 @@ type EnvironmentLatest struct {
 	// creation time; nil when the environment was never deployed.
 	Latest        *Deployment
 	EverSucceeded bool
+	// Commit is the commit the newest deployment read (fetched, one-off
+	// ref or local snapshot), "" when none.
+	Commit string
 }
 
 // ListEnvironmentsLatest returns every environment (not preview) of the
-// team's applications with a summary of its newest deployment, by
-// application then name, in one query.
-func (s *Store) ListEnvironmentsLatest(ctx context.Context, teamID string) ([]EnvironmentLatest, error) {
+// given applications of the team with a summary of its newest deployment
+// and that deployment's commit, by application then name, in one query.
+func (s *Store) ListEnvironmentsLatest(ctx context.Context, teamID string, applicationIDs []string) ([]EnvironmentLatest, error) {
 	const op = "list environments with their latest deployment"
 	rows, err := s.db.Query(ctx, `
-		SELECT e.id, e.application_id, e.name, d.id, d.state, d.actor, d.created_at,
-			EXISTS (SELECT 1 FROM deployments ok
-				WHERE ok.team_id = $1 AND ok.environment_id = e.id AND ok.state = 'succeeded')
+		SELECT e.id, e.application_id, e.name, d.id, d.state, d.actor, d.created_at, coalesce(d.commit, ''),
+			`+everSucceededSQL("e.id")+`
 		FROM environments e
 		LEFT JOIN LATERAL (
-			SELECT id, state, actor, created_at FROM deployments
-			WHERE team_id = $1 AND environment_id = e.id
-			ORDER BY created_at DESC, id DESC
+			SELECT l.id, l.state, l.actor, l.created_at, `+deploymentCommitSQL("l")+` AS commit FROM deployments l
+			WHERE l.team_id = $1 AND l.environment_id = e.id
+			ORDER BY l.created_at DESC, l.id DESC
 			LIMIT 1) d ON true
-		WHERE e.team_id = $1 AND e.kind = 'environment'
-		ORDER BY e.application_id, e.name`, teamID)
+		WHERE e.team_id = $1 AND e.application_id = ANY($2) AND e.kind = 'environment'
+		ORDER BY e.application_id, e.name`, teamID, applicationIDs)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
@@ -181,7 +189,7 @@ func (s *Store) ListEnvironmentsLatest(ctx context.Context, teamID string) ([]En
 		var e EnvironmentLatest
 		var id, state, actor *string
 		var created *time.Time
-		if err := r.Scan(&e.ID, &e.ApplicationID, &e.Name, &id, &state, &actor, &created, &e.EverSucceeded); err != nil {
+		if err := r.Scan(&e.ID, &e.ApplicationID, &e.Name, &id, &state, &actor, &created, &e.Commit, &e.EverSucceeded); err != nil {
 			return e, err
 		}
 		if id != nil {

@@ -75,7 +75,8 @@ func TestStore_LatestDeploymentPerEnvironment(t *testing.T) {
 	preview, err := b.st.CreateEnvironment(b.ctx, team, store.EnvironmentParams{ApplicationID: b.a.app.ID, Kind: store.KindPreview, Name: "feature", Slug: "notes-feature", Branch: "feature"})
 	must(t, err)
 	deploy(preview.ID, store.StateFailed)
-	list, err := b.st.ListEnvironmentsLatest(b.ctx, team)
+	must(t, b.st.SetDeploymentRef(b.ctx, team, newest.ID, store.GitRef{Branch: "main", Commit: "abc1234def"}))
+	list, err := b.st.ListEnvironmentsLatest(b.ctx, team, []string{b.a.app.ID, other.ID, b.b.app.ID})
 	must(t, err)
 	byID := map[string]store.EnvironmentLatest{}
 	for _, e := range list {
@@ -84,14 +85,21 @@ func TestStore_LatestDeploymentPerEnvironment(t *testing.T) {
 	if _, ok := byID[preview.ID]; ok || len(list) != 4 {
 		t.Fatalf("ListEnvironmentsLatest: %+v, want the team's 4 environments without the preview", list)
 	}
-	if p := byID[b.a.env.ID]; p.Latest == nil || p.Latest.ID != newest.ID || p.Latest.State != store.StateFailed || !p.EverSucceeded || p.Latest.Actor != "system" || p.Latest.CreatedAt.IsZero() {
+	if p := byID[b.a.env.ID]; p.Latest == nil || p.Latest.ID != newest.ID || p.Latest.State != store.StateFailed || !p.EverSucceeded || p.Latest.Actor != "system" || p.Latest.CreatedAt.IsZero() || p.Commit != "abc1234def" {
 		t.Errorf("production: %+v, want the failed newest and ever succeeded", p)
 	}
-	if s := byID[staging.ID]; s.Latest == nil || s.Latest.ID != stagingFailed.ID || s.EverSucceeded || s.Name != "staging" || s.ApplicationID != b.a.app.ID {
+	if s := byID[staging.ID]; s.Latest == nil || s.Latest.ID != stagingFailed.ID || s.EverSucceeded || s.Name != "staging" || s.ApplicationID != b.a.app.ID || s.Commit != "" {
 		t.Errorf("staging: %+v", s)
 	}
 	if i := byID[idle.ID]; i.Latest != nil || i.EverSucceeded {
 		t.Errorf("idle: %+v, want never deployed", i)
+	}
+	// Only the applications asked for, and never another team's.
+	if one, err := b.st.ListEnvironmentsLatest(b.ctx, team, []string{other.ID}); err != nil || len(one) != 1 || one[0].ID != otherEnv.ID {
+		t.Errorf("application %s only: %+v %v, want its one environment", other.ID, one, err)
+	}
+	if theirs, err := b.st.ListEnvironmentsLatest(b.ctx, team, []string{b.b.app.ID}); err != nil || len(theirs) != 0 {
+		t.Errorf("another team's application through team %s: %+v %v, want none", team, theirs, err)
 	}
 }
 
@@ -143,6 +151,20 @@ func TestStore_CurrentDeploymentsOf(t *testing.T) {
 	}
 	if theirs, err := b.st.CurrentDeploymentsOf(b.ctx, team, b.b.app.ID); err != nil || len(theirs) != 0 {
 		t.Errorf("another team's application through team %s: %v %v, want none", team, theirs, err)
+	}
+
+	// The newest deployment's actor comes with the email of a member only:
+	// not the system's, nor another team's user's.
+	for envID, actor := range map[string]string{staging.ID: "user:" + b.a.owner.ID, live.ID: "user:" + b.b.owner.ID} {
+		_, err := b.st.CreateDeployment(b.ctx, team, store.DeploymentParams{EnvironmentID: envID, Revision: 1, Origin: store.OriginBuild, Actor: actor})
+		must(t, err)
+	}
+	got, err = b.st.CurrentDeploymentsOf(b.ctx, team, b.a.app.ID)
+	must(t, err)
+	for envID, want := range map[string]string{staging.ID: b.a.owner.Email, live.ID: "", b.a.env.ID: ""} {
+		if e := got[envID].LatestActorEmail; e != want {
+			t.Errorf("environment %s: newest deployment's actor email %q, want %q", envID, e, want)
+		}
 	}
 }
 

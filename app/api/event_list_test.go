@@ -6,11 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/slipwayhq/slipway/app/api"
-	"github.com/slipwayhq/slipway/app/auth"
-	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/store"
 )
 
@@ -89,15 +86,7 @@ func TestEventList_PagesWithCursor(t *testing.T) {
 		want(t, b.do(t, b.viewer, http.MethodGet, "/api/v1/events?"+tt.query, "", nil), http.StatusBadRequest, tt.code)
 	}
 
-	u, rival, err := service.Signup(ctx, b.st, auth.TestArgon2, service.SignupRequest{Email: "rival@example.com", Password: "correct horse battery", TeamName: "Rivals"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := service.CreateToken(ctx, b.st, service.Actor{TeamID: rival.ID, UserID: u.ID, Scopes: auth.AllScopes},
-		service.TokenRequest{Name: "rival", Scopes: auth.Strings(auth.AllScopes)}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret := rivalToken(t, b)
 	if ids, _ := walk(secret, "limit=500"); slices.ContainsFunc(ids, func(id int64) bool { return slices.Contains(allIDs, id) }) {
 		t.Errorf("another team's token sees this team's events: %v", ids)
 	}

@@ -55,7 +55,7 @@ var routeTable = []Route{
 	{Method: http.MethodGet, Path: "/tokens", Summary: "List API tokens", Scope: auth.TokensManage, Status: http.StatusOK, Response: TokenList{}},
 	{Method: http.MethodPost, Path: "/tokens", Summary: "Create an API token", Scope: auth.TokensManage, Request: TokenCreateRequest{}, Status: http.StatusCreated, Response: CreatedToken{}},
 	{Method: http.MethodDelete, Path: "/tokens/:token", Summary: "Revoke an API token", Scope: auth.TokensManage, Status: http.StatusNoContent},
-	{Method: http.MethodGet, Path: "/applications", Summary: "List applications", Scope: auth.AppsRead, Status: http.StatusOK, Response: ApplicationList{}},
+	{Method: http.MethodGet, Path: "/applications", Summary: "List applications by name, all or a page at a time", Scope: auth.AppsRead, Status: http.StatusOK, Response: ApplicationList{}, Query: applicationListQuery},
 	{Method: http.MethodPost, Path: "/applications", Summary: "Create an application", Scope: auth.AppsWrite, Request: ApplicationCreateRequest{}, Status: http.StatusCreated, Response: Application{}},
 	{Method: http.MethodPost, Path: "/applications/import", Summary: "Translate another platform's file into a manifest", Scope: auth.AppsRead,
 		RawRequest: []string{"text/plain"}, Status: http.StatusOK, Response: ImportResponse{}, Query: []QueryParam{

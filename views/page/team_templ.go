@@ -16,7 +16,7 @@ import (
 )
 
 // Applications lists the team's applications and offers to create one.
-func Applications(rows []partial.ApplicationRow, filter partial.ApplicationFilter, name string, errs map[string]string, editor partial.EditorView) templ.Component {
+func Applications(list partial.ApplicationListing, name string, errs map[string]string, editor partial.EditorView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -37,11 +37,11 @@ func Applications(rows []partial.ApplicationRow, filter partial.ApplicationFilte
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = partial.ApplicationSearch(filter).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = partial.ApplicationSearch(list.Filter).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = partial.ApplicationList(rows, filter).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = partial.ApplicationList(list).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
