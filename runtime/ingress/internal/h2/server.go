@@ -106,7 +106,9 @@ func (s *Server) Shutdown() {
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
-		c.goAway(http2.ErrCodeNo, false)
+		// Not waited for: a connection whose client reads nothing holds
+		// its writer until Close.
+		go c.goAway(http2.ErrCodeNo, false)
 	}
 }
 
@@ -557,6 +559,9 @@ func (c *conn) processHeaders(f *http2.MetaHeadersFrame) error {
 	id := f.StreamID
 	if id%2 == 0 {
 		return http2.ConnectionError(http2.ErrCodeProtocol)
+	}
+	if f.HasPriority() && f.Priority.StreamDep == id {
+		return http2.StreamError{StreamID: id, Code: http2.ErrCodeProtocol}
 	}
 	c.mu.Lock()
 	if id <= c.maxID {

@@ -35,6 +35,8 @@ type stream struct {
 	// closed; nothing more is written for it. Set under mu, read by
 	// writers under wmu.
 	gone atomic.Bool
+	// sentFinal: the final response head was written (no 1xx after it).
+	sentFinal atomic.Bool
 
 	// Under c.mu.
 	declared, received     int64 // Content-Length (-1: none), DATA so far

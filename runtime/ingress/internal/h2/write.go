@@ -227,7 +227,7 @@ var cachedDate atomic.Pointer[dateText]
 // writeInformational writes a 1xx response head at once.
 func (c *conn) writeInformational(st *stream, status int, h http.Header) {
 	c.lockWrite()
-	if !st.gone.Load() {
+	if !st.gone.Load() && !st.sentFinal.Load() {
 		c.writeHeaderBlock(st.id, c.encodeHeaders(status, h, nil, false), false)
 	}
 	c.unlockWrite(true)
@@ -336,6 +336,10 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		return 0, errStreamGone
 	case rw.bodyless:
 		return len(p), nil
+	}
+	if rw.clen >= 0 && rw.written+int64(len(p)) > rw.clen {
+		// More than its Content-Length: a malformed response.
+		return 0, http.ErrContentLength
 	}
 	rw.written += int64(len(p))
 	if rw.buf == nil {
@@ -453,6 +457,7 @@ func (rw *responseWriter) send(data []byte, end, flush bool) error {
 		}
 		if !rw.sentHeader {
 			rw.sentHeader = true
+			st.sentFinal.Store(true)
 			endHere := last && n == 0 && !trailers
 			c.writeHeaderBlock(st.id, c.encodeHeaders(rw.status, rw.header, rw.trailers, false), endHere)
 			rw.ended = endHere
