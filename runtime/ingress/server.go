@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
-		"sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
