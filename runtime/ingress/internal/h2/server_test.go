@@ -25,7 +25,7 @@ import (
 )
 
 // The server is tried as a client would, over TLS: raw frames written with
-// http2.Framer, and x/net/http2's Transport as an ordinary client.
+// http2.Framer, and net/http's HTTP/2 Transport as an ordinary client.
 
 var testCert = sync.OnceValue(func() tls.Certificate {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -82,13 +82,16 @@ func startServer(t *testing.T, h http.Handler, adjust ...func(*Server)) *testSer
 	return &testServer{srv: srv, addr: ln.Addr().String()}
 }
 
-// transport is x/net/http2's client for s.
+// client is an HTTP/2 client of s (net/http's, which is x/net/http2's
+// client bundled).
 func (s *testServer) client(t *testing.T) *http.Client {
-	tr := &http2.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "h2.test"},
-		DialTLSContext: func(ctx context.Context, _, _ string, cfg *tls.Config) (net.Conn, error) {
-			d := tls.Dialer{Config: cfg}
-			return d.DialContext(ctx, "tcp", s.addr)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "h2.test"},
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, s.addr)
 		}}
+	tr.Protocols = new(http.Protocols)
+	tr.Protocols.SetHTTP2(true)
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
