@@ -26,7 +26,7 @@ import (
 // response head and body pass through as bytes, followed to their end.
 // It skips what net/http's server costs per request (a Request and its
 // header maps, a context, a goroutine watching the connection) and never
-// reads a head net/http would read differently. HTTP/2 is net/http's.
+// reads a head net/http would read differently. HTTP/2 is internal/h2's.
 
 // h1conn is one HTTP/1 client connection.
 type h1conn struct {

@@ -13,7 +13,8 @@ import (
 
 // The forwarding core: every rule about what passes between a client and
 // a backend, in one place for both ways a request is served — by an event
-// loop (loop.go, loopproxy.go) or by net/http (handler.go, transport.go).
+// loop (loop.go, loopproxy.go), by the goroutine HTTP/1 server (conn.go) or
+// as an http.Handler for HTTP/2 (handler.go, transport.go).
 // Each rule exists once: the timeouts and limits, which header fields are
 // the connection's own (hop-by-hop) or replaced by the gateway, the
 // X-Forwarded-* and X-Real-IP fields the backend gets, which requests may
