@@ -366,7 +366,7 @@ func (c *conn) process(f http2.Frame) error {
 		return c.processSettings(f)
 	case *http2.PingFrame:
 		if !f.IsAck() {
-			c.queueControl(control{kind: ctrlPing, data: f.Data})
+			return c.queueControl(control{kind: ctrlPing, data: f.Data})
 		}
 	case *http2.WindowUpdateFrame:
 		return c.processWindowUpdate(f)
@@ -413,7 +413,7 @@ func (c *conn) processSettings(f *http2.SettingsFrame) error {
 		}
 		switch s.ID {
 		case http2.SettingHeaderTableSize:
-			c.queueControl(control{kind: ctrlTableSize, val: s.Val})
+			return c.queueControl(control{kind: ctrlTableSize, val: s.Val})
 		case http2.SettingMaxFrameSize:
 			c.peerMaxFrame.Store(s.Val)
 		case http2.SettingInitialWindowSize:
@@ -501,8 +501,10 @@ func (c *conn) processData(f *http2.DataFrame) error {
 		if id > c.maxID {
 			return http2.ConnectionError(http2.ErrCodeProtocol)
 		}
-		if err := c.countEmpty(); err != nil {
-			return err
+		if len(data) == 0 {
+			if err := c.countEmpty(); err != nil {
+				return err
+			}
 		}
 		return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
 	}
