@@ -60,18 +60,8 @@ func TestServer_RapidReset(t *testing.T) {
 	// (Cleanups run last first: the handlers end before the server.)
 	t.Cleanup(func() { close(stuck) })
 	rc := s.dial(t)
-	var code http2.ErrCode
-	done := make(chan struct{})
-	go func() { defer close(done); code = rc.goAway() }()
-	for id := uint32(1); id < 2000; id += 2 {
-		if rc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: rc.headers(":method", "GET", ":scheme", "https", ":path", "/", ":authority", "h2.test"), EndStream: true, EndHeaders: true}) != nil {
-			break
-		}
-		if rc.fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
-			break
-		}
-	}
-	<-done
+	get := rc.headers(":method", "GET", ":scheme", "https", ":path", "/", ":authority", "h2.test")
+	code := rc.floodUntilGoAway(1000, openAndReset(rc, get, true))
 	if code != http2.ErrCodeEnhanceYourCalm {
 		t.Fatalf("rapid reset: GOAWAY %v, want ENHANCE_YOUR_CALM", code)
 	}
@@ -82,19 +72,23 @@ func TestServer_RapidReset(t *testing.T) {
 	// Quick handlers: the resets alone are bounded.
 	s2 := startServer(t, echo)
 	rc = s2.dial(t)
-	done = make(chan struct{})
-	go func() { defer close(done); code = rc.goAway() }()
-	for id := uint32(1); id < 2*(maxCancelled+100); id += 2 {
-		if rc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: rc.headers(":method", "POST", ":scheme", "https", ":path", "/", ":authority", "h2.test"), EndHeaders: true}) != nil {
-			break
-		}
-		if rc.fr.WriteRSTStream(id, http2.ErrCodeCancel) != nil {
-			break
-		}
-	}
-	<-done
+	post := rc.headers(":method", "POST", ":scheme", "https", ":path", "/", ":authority", "h2.test")
+	code = rc.floodUntilGoAway(maxCancelled+100, openAndReset(rc, post, false))
 	if code != http2.ErrCodeEnhanceYourCalm {
 		t.Fatalf("resets: GOAWAY %v, want ENHANCE_YOUR_CALM", code)
+	}
+}
+
+// openAndReset returns a write that opens the next stream with block
+// and resets it at once.
+func openAndReset(rc *rawConn, block []byte, end bool) func() error {
+	id := uint32(1)
+	return func() error {
+		defer func() { id += 2 }()
+		if err := rc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndStream: end, EndHeaders: true}); err != nil {
+			return err
+		}
+		return rc.fr.WriteRSTStream(id, http2.ErrCodeCancel)
 	}
 }
 
@@ -119,16 +113,7 @@ func TestServer_EmptyFrameFlood(t *testing.T) {
 	} {
 		rc := s.dial(t)
 		rc.request(1, "POST", false)
-		var code http2.ErrCode
-		done := make(chan struct{})
-		go func() { defer close(done); code = rc.goAway() }()
-		for range 3 * maxEmptyFrames {
-			if flood.write(rc) != nil {
-				break
-			}
-		}
-		<-done
-		if code != http2.ErrCodeEnhanceYourCalm {
+		if code := rc.floodUntilGoAway(3*maxEmptyFrames, func() error { return flood.write(rc) }); code != http2.ErrCodeEnhanceYourCalm {
 			t.Errorf("%s: GOAWAY %v, want ENHANCE_YOUR_CALM", flood.name, code)
 		}
 	}
@@ -257,16 +242,8 @@ func TestServer_ReceiveFlowControl(t *testing.T) {
 	t.Cleanup(func() { close(stuck) })
 	rc = s2.dial(t)
 	rc.request(1, "POST", false)
-	var code http2.ErrCode
-	done := make(chan struct{})
-	go func() { defer close(done); code = rc.goAway() }()
-	for sent := 0; sent <= int(s2.srv.Window); sent += len(chunk) {
-		if rc.fr.WriteData(1, false, chunk) != nil {
-			break
-		}
-	}
-	<-done
-	if code != http2.ErrCodeFlowControl {
+	frames := int(s2.srv.Window)/len(chunk) + 1
+	if code := rc.floodUntilGoAway(frames, func() error { return rc.fr.WriteData(1, false, chunk) }); code != http2.ErrCodeFlowControl {
 		t.Fatalf("overflow: GOAWAY %v, want FLOW_CONTROL_ERROR", code)
 	}
 }

@@ -153,16 +153,7 @@ func TestServer_HeaderListLimits(t *testing.T) {
 	block := rc.headers(":method", "GET", ":scheme", "https", ":path", "/", ":authority", "h2.test")
 	rc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndStream: true})
 	frag := rc.headers("x-a", strings.Repeat("b", 4000))
-	var code http2.ErrCode
-	done := make(chan struct{})
-	go func() { defer close(done); code = rc.goAway() }()
-	for range 100 {
-		if rc.fr.WriteContinuation(1, false, frag) != nil {
-			break
-		}
-	}
-	<-done
-	if code != http2.ErrCodeProtocol {
+	if code := rc.floodUntilGoAway(100, func() error { return rc.fr.WriteContinuation(1, false, frag) }); code != http2.ErrCodeProtocol {
 		t.Fatalf("CONTINUATION flood: GOAWAY %v, want PROTOCOL_ERROR", code)
 	}
 }

@@ -154,6 +154,41 @@ func (rc *rawConn) goAway() http2.ErrCode {
 	return ga.ErrCode
 }
 
+// floodUntilGoAway calls write (up to n times, until it fails) while
+// frames are read for the GOAWAY that must end the connection, and
+// returns its code (the test fails without one).
+func (rc *rawConn) floodUntilGoAway(n int, write func() error) http2.ErrCode {
+	rc.t.Helper()
+	var code http2.ErrCode
+	var readErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			rc.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			f, err := rc.fr.ReadFrame()
+			if err != nil {
+				readErr = err
+				return
+			}
+			if ga, ok := f.(*http2.GoAwayFrame); ok {
+				code = ga.ErrCode
+				return
+			}
+		}
+	}()
+	for range n {
+		if write() != nil {
+			break
+		}
+	}
+	<-done
+	if readErr != nil {
+		rc.t.Fatalf("no GOAWAY: %v", readErr)
+	}
+	return code
+}
+
 // headers encodes fields (name, value pairs) as a header block.
 func (rc *rawConn) headers(fields ...string) []byte {
 	rc.buf.Reset()
