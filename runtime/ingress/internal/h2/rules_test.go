@@ -157,3 +157,38 @@ func TestServer_HeaderListLimits(t *testing.T) {
 		t.Fatalf("CONTINUATION flood: GOAWAY %v, want PROTOCOL_ERROR", code)
 	}
 }
+
+// Connection errors end the connection with a GOAWAY that says which.
+func TestServer_ConnectionErrors(t *testing.T) {
+	s := startServer(t, echo)
+	for _, tc := range []struct {
+		name  string
+		write func(rc *rawConn) error
+		want  http2.ErrCode
+	}{
+		{"a frame over the size offered", func(rc *rawConn) error {
+			rc.request(1, "POST", false)
+			return rc.fr.WriteData(1, false, make([]byte, 65<<10))
+		}, http2.ErrCodeFrameSize},
+		{"RST_STREAM on a stream never opened", func(rc *rawConn) error { return rc.fr.WriteRSTStream(99, http2.ErrCodeCancel) }, http2.ErrCodeProtocol},
+		{"HEADERS on an even stream", func(rc *rawConn) error {
+			rc.writeHeaders(2, true, rc.headers(":method", "GET", ":scheme", "https", ":path", "/", ":authority", "h2.test"))
+			return nil
+		}, http2.ErrCodeProtocol},
+		{"a stream id going back", func(rc *rawConn) error {
+			rc.request(5, "GET", true)
+			rc.request(3, "GET", true)
+			return nil
+		}, http2.ErrCodeProtocol},
+		{"the connection window beyond 2^31-1", func(rc *rawConn) error { return rc.fr.WriteWindowUpdate(0, 1<<31-1) }, http2.ErrCodeFlowControl},
+		{"PUSH_PROMISE from a client", func(rc *rawConn) error {
+			return rc.fr.WritePushPromise(http2.PushPromiseParam{StreamID: 1, PromiseID: 2, BlockFragment: rc.headers(":method", "GET"), EndHeaders: true})
+		}, http2.ErrCodeProtocol},
+		{"a lone CONTINUATION", func(rc *rawConn) error { return rc.fr.WriteContinuation(1, true, nil) }, http2.ErrCodeProtocol},
+	} {
+		rc := s.dial(t)
+		if code := rc.floodUntilGoAway(1, func() error { return tc.write(rc) }); code != tc.want {
+			t.Errorf("%s: GOAWAY %v, want %v", tc.name, code, tc.want)
+		}
+	}
+}

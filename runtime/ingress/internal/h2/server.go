@@ -571,7 +571,9 @@ func (c *conn) processHeaders(f *http2.MetaHeadersFrame) error {
 		defer c.mu.Unlock()
 		switch {
 		case st == nil:
-			return http2.ConnectionError(http2.ErrCodeStreamClosed)
+			// A stream id not above the last (RFC 9113 5.1.1), or
+			// trailers of a stream that is over.
+			return http2.ConnectionError(http2.ErrCodeProtocol)
 		case st.remoteDone:
 			return http2.StreamError{StreamID: id, Code: http2.ErrCodeStreamClosed}
 		case !f.StreamEnded():
