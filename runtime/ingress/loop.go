@@ -228,6 +228,9 @@ type loopConn struct {
 	eof      bool
 	closed   bool
 	deadline time.Time
+	// sendDeadline: a client's out waits for the socket, which must take
+	// some of it by then (the send timeout, from the last progress).
+	sendDeadline time.Time
 
 	// A client's listener and address (for X-Forwarded-For), and its
 	// request in flight.
@@ -614,7 +617,17 @@ func (l *loop) send(c *loopConn, p []byte) {
 	if cap(c.out) == 0 && len(p) <= loopBufferSize {
 		c.out = l.grow(nil)
 	}
+	if len(c.out) == 0 && !c.backend {
+		l.waitSend(c)
+	}
 	c.out = append(c.out, p...)
+}
+
+// waitSend starts (or, after progress, restarts) the send timeout of a
+// client whose socket does not take what is written to it.
+func (l *loop) waitSend(c *loopConn) {
+	c.sendDeadline = l.now.Add(l.proxy.limits.send())
+	l.watch(c.sendDeadline)
 }
 
 // write writes p to c's socket, closing c on error; it returns how much
@@ -649,12 +662,16 @@ func (l *loop) flush(c *loopConn) {
 		return
 	}
 	l.consumeOut(c, n)
-	if len(c.out) > 0 {
-		return
-	}
 	if c.backend {
 		return
 	}
+	if len(c.out) > 0 {
+		if n > 0 {
+			l.waitSend(c)
+		}
+		return
+	}
+	c.sendDeadline = time.Time{}
 	if c.closeWhenFlushed {
 		l.endClient(c)
 		return
@@ -683,6 +700,17 @@ func (l *loop) writeFailed(c *loopConn, err error) {
 func (l *loop) sweep() {
 	next := l.now.Add(time.Second)
 	for _, c := range l.conns {
+		if !c.sendDeadline.IsZero() && !c.closed {
+			if !c.sendDeadline.After(l.now) {
+				// The client took nothing for the send timeout: it and
+				// the backend of its response (never pooled) close.
+				l.closeClient(c)
+				continue
+			}
+			if c.sendDeadline.Before(next) {
+				next = c.sendDeadline
+			}
+		}
 		if c.deadline.IsZero() || c.closed {
 			continue
 		}
@@ -773,7 +801,7 @@ func (l *loop) handOver(c *loopConn) {
 		l.srv.log.Warn("hand connection over", "err", err)
 		return
 	}
-	go l.srv.handOff(nc, c.ln.kind, pending)
+	go l.srv.handOff(withSendTimeout(nc, l.proxy.limits.send()), c.ln.kind, pending)
 }
 
 // dial starts a non-blocking connection to e.

@@ -91,8 +91,8 @@ const (
 	acceptRetryMax   = time.Second
 )
 
-// accept gives serve every connection ln accepts until it is closed (or
-// the server stops).
+// accept gives serve every connection ln accepts, its writes with the
+// send timeout (send.go), until it is closed (or the server stops).
 func (s *server) accept(ln net.Listener, serve func(net.Conn)) error {
 	var backoff time.Duration
 	for {
@@ -115,7 +115,7 @@ func (s *server) accept(ln net.Listener, serve func(net.Conn)) error {
 			return err
 		}
 		backoff = 0
-		serve(c)
+		serve(withSendTimeout(c, s.proxy.limits.send()))
 	}
 }
 
