@@ -228,9 +228,13 @@ type loopConn struct {
 	eof      bool
 	closed   bool
 	deadline time.Time
-	// sendDeadline: a client's out waits for the socket, which must take
-	// some of it by then (the send timeout, from the last progress).
+	// sendDeadline: a client's out waits for the socket, whose peer must
+	// take some of what was written by then (the send timeout, from the
+	// last progress). sent counts the bytes written to the socket, taken
+	// those the peer had acknowledged when last looked at (sent less
+	// what the socket still holds).
 	sendDeadline time.Time
+	sent, taken  int64
 
 	// A client's listener and address (for X-Forwarded-For), and its
 	// request in flight.
@@ -623,11 +627,36 @@ func (l *loop) send(c *loopConn, p []byte) {
 	c.out = append(c.out, p...)
 }
 
-// waitSend starts (or, after progress, restarts) the send timeout of a
-// client whose socket does not take what is written to it.
+// waitSend starts the send timeout of a client whose socket does not
+// take what is written to it.
 func (l *loop) waitSend(c *loopConn) {
+	c.taken = c.sent - int64(unsent(c.fd))
 	c.sendDeadline = l.now.Add(l.proxy.limits.send())
 	l.watch(c.sendDeadline)
+}
+
+// sendExpired handles a client whose send timeout passed: one whose peer
+// took bytes meanwhile (a slow reader, whose progress edge-triggered
+// writability may not show: the socket's buffer is large) gets the
+// timeout again; one that took nothing is closed, and the backend of its
+// response with it (never pooled).
+func (l *loop) sendExpired(c *loopConn) {
+	if taken := c.sent - int64(unsent(c.fd)); taken > c.taken {
+		c.taken = taken
+		c.sendDeadline = l.now.Add(l.proxy.limits.send())
+		return
+	}
+	l.closeClient(c)
+}
+
+// unsent returns the bytes fd's socket holds that its peer has not
+// acknowledged.
+func unsent(fd int) int {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCOUTQ)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // write writes p to c's socket, closing c on error; it returns how much
@@ -644,6 +673,7 @@ func (l *loop) write(c *loopConn, p []byte) (int, error) {
 			continue
 		}
 		if err == unix.EAGAIN {
+			c.sent += int64(written)
 			return written, nil
 		}
 		if err == nil {
@@ -652,6 +682,7 @@ func (l *loop) write(c *loopConn, p []byte) (int, error) {
 		l.writeFailed(c, err)
 		return written, err
 	}
+	c.sent += int64(written)
 	return written, nil
 }
 
@@ -666,9 +697,6 @@ func (l *loop) flush(c *loopConn) {
 		return
 	}
 	if len(c.out) > 0 {
-		if n > 0 {
-			l.waitSend(c)
-		}
 		return
 	}
 	c.sendDeadline = time.Time{}
@@ -702,10 +730,9 @@ func (l *loop) sweep() {
 	for _, c := range l.conns {
 		if !c.sendDeadline.IsZero() && !c.closed {
 			if !c.sendDeadline.After(l.now) {
-				// The client took nothing for the send timeout: it and
-				// the backend of its response (never pooled) close.
-				l.closeClient(c)
-				continue
+				if l.sendExpired(c); c.closed {
+					continue
+				}
 			}
 			if c.sendDeadline.Before(next) {
 				next = c.sendDeadline

@@ -57,6 +57,29 @@ func waitCutOff(t *testing.T, rec *recorder, raw net.Conn) {
 	}
 }
 
+// requestNotReading sends request (over TLS when useTLS) on a connection
+// from dialNotReading and returns its TCP connection.
+func requestNotReading(t *testing.T, b *testBundle, useTLS bool, request string) net.Conn {
+	t.Helper()
+	addr := b.addrs.HTTP
+	if useTLS {
+		addr = b.addrs.HTTPS
+	}
+	raw := dialNotReading(t, addr)
+	var conn net.Conn = raw
+	if useTLS {
+		tc := tls.Client(raw, &tls.Config{ServerName: "app.example.com", InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+		if err := tc.Handshake(); err != nil {
+			t.Fatal(err)
+		}
+		conn = tc
+	}
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 func TestGateway_SendTimeoutHTTP1(t *testing.T) {
 	t.Parallel()
 	b, rec := desyncGateway(t, Limits{SendTimeout: time.Second})
@@ -71,22 +94,7 @@ func TestGateway_SendTimeoutHTTP1(t *testing.T) {
 		{"TLS", "GET /endless HTTP/1.1\r\nHost: app.example.com\r\n\r\n", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			addr := b.addrs.HTTP
-			if tt.tls {
-				addr = b.addrs.HTTPS
-			}
-			raw := dialNotReading(t, addr)
-			var conn net.Conn = raw
-			if tt.tls {
-				tc := tls.Client(raw, &tls.Config{ServerName: "app.example.com", InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
-				if err := tc.Handshake(); err != nil {
-					t.Fatal(err)
-				}
-				conn = tc
-			}
-			if _, err := io.WriteString(conn, tt.request); err != nil {
-				t.Fatal(err)
-			}
+			raw := requestNotReading(t, b, tt.tls, tt.request)
 			// Another client is served meanwhile.
 			if status, body, _ := get(t, b.addrs.HTTP, "app.example.com", "/other"); status != 200 || body != "GET /other 0" {
 				t.Fatalf("another client got %d %q", status, body)
@@ -96,6 +104,27 @@ func TestGateway_SendTimeoutHTTP1(t *testing.T) {
 				t.Fatalf("another TLS client got %d %q", resp.StatusCode, body)
 			}
 			waitCutOff(t, rec, raw)
+		})
+		t.Run(tt.name+" reading slowly", func(t *testing.T) {
+			// A client that takes a little at a time, for three times
+			// the send timeout: a slow download, never cut off.
+			raw := requestNotReading(t, b, tt.tls, tt.request)
+			buf := make([]byte, 1024)
+			for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				raw.SetReadDeadline(time.Now().Add(15 * time.Second))
+				if _, err := raw.Read(buf); err != nil {
+					t.Fatalf("a client reading slowly was cut off: %v", err)
+				}
+			}
+			select {
+			case err := <-rec.streamEnded:
+				t.Fatalf("the stream of a client reading slowly ended: %v", err)
+			default:
+			}
+			raw.Close()
+			if err := <-rec.streamEnded; err == nil {
+				t.Fatal("the endless stream ended")
+			}
 		})
 	}
 }
