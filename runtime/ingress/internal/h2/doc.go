@@ -21,5 +21,11 @@
 // HTTP/1.1 reads the same way (ValidHost, ValidPath and IsToken of
 // internal/h1).
 //
+// A client that stops reading holds the writer: the read loop never waits
+// for it (its answers are queued), but every stream's response does. The
+// connection's own write deadline bounds that: the gateway hands ServeConn
+// a connection whose writes fail after its send timeout without progress,
+// and a failed write ends the connection, every stream with it.
+//
 // It imports nothing of the gateway but internal/h1.
 package h2
