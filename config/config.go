@@ -115,6 +115,7 @@ type Ingress struct {
 	// Limits on every request the gateway passes on.
 	MaxBodyBytes           int64    `toml:"max_body_bytes" doc:"Largest request body the gateway passes to an application, in bytes; a larger one is answered 413 and its connection closed. 0 turns the limit off. The default, 100 MiB, lets ordinary uploads through (nginx's 1 MiB refuses most of them); raise it for applications that take backups or videos."`
 	BodyIdleTimeoutSeconds int      `toml:"body_idle_timeout_seconds" doc:"Seconds a client may send nothing of a request body it started before the gateway answers 408, closes its connection and releases the application's (nginx's client_body_timeout)."`
+	SendTimeoutSeconds     int      `toml:"send_timeout_seconds" doc:"Seconds a write of a response to a client may make no progress (a client that stopped reading) before the gateway closes its connection (over HTTP/2 the whole connection) and the application's, never reused (nginx's send_timeout)."`
 	TrustedProxies         []string `toml:"trusted_proxies" doc:"Proxies in front of the gateway (load balancers, CDNs), as CIDRs or addresses such as [\"10.0.0.0/8\"]: from them the gateway appends to X-Forwarded-For and keeps X-Forwarded-Proto; from every other client it replaces X-Forwarded-*, Forwarded and X-Real-IP. Empty: no client is trusted."`
 }
 
@@ -193,6 +194,7 @@ func Default() Config {
 			HTTPSPort:              443,
 			MaxBodyBytes:           100 << 20,
 			BodyIdleTimeoutSeconds: 60,
+			SendTimeoutSeconds:     60,
 			TrustedProxies:         []string{},
 		},
 		GitHub:   GitHub{APIURL: "https://api.github.com"},

@@ -55,7 +55,7 @@ func sample() Config {
 			Image:    "registry.example.com/slipway:1.2.0",
 			FeedAddr: "10.0.0.1:8081", GatewayToken: "gw-s3cret",
 			MetricsAddr: "127.0.0.1:9100", MetricsTokenFile: "/etc/slipway/gateway-metrics-token",
-			MaxBodyBytes: 1 << 30, BodyIdleTimeoutSeconds: 30, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.5"},
+			MaxBodyBytes: 1 << 30, BodyIdleTimeoutSeconds: 30, SendTimeoutSeconds: 45, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.5"},
 			ACME: ACME{
 				Directory: "https://acme.example.com/directory", Email: "ops@example.com",
 				CARoot: "/etc/slipway/acme-root.pem", CertDir: "/etc/slipway/certs",

@@ -108,6 +108,7 @@ func (c Config) validate() Errors {
 	}
 	v.intRange("ingress.max_body_bytes", in.MaxBodyBytes, 0, 1<<50)
 	v.intRange("ingress.body_idle_timeout_seconds", int64(in.BodyIdleTimeoutSeconds), 1, MaxTimeoutSeconds)
+	v.intRange("ingress.send_timeout_seconds", int64(in.SendTimeoutSeconds), 1, MaxTimeoutSeconds)
 	for i, p := range in.TrustedProxies {
 		if _, err := netip.ParsePrefix(p); err == nil {
 			continue

@@ -68,8 +68,8 @@ func jobsConfig(cfg config.Config, work bool, logger *slog.Logger) jobs.Config {
 // [ingress]: published ports, the private listener, the image, the
 // certificate settings handed to the gateway as its SLIPWAY_ACME_* and
 // SLIPWAY_GATEWAY_CERT_DIR variables, the request limits and trusted
-// proxies as its SLIPWAY_GATEWAY_MAX_BODY_BYTES, _BODY_IDLE_TIMEOUT_SECONDS
-// and _TRUSTED_PROXIES, and the metrics listener.
+// proxies as its SLIPWAY_GATEWAY_MAX_BODY_BYTES, _BODY_IDLE_TIMEOUT_SECONDS,
+// _SEND_TIMEOUT_SECONDS and _TRUSTED_PROXIES, and the metrics listener.
 // SLIPWAY_GATEWAY_INTERNAL_CA, a gateway-only switch, is passed through.
 func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 	in := cfg.Ingress
@@ -87,6 +87,7 @@ func gatewayContainerConfig(cfg config.Config) gatewayctl.Config {
 		// 0 is no limit, for the gateway as in the configuration.
 		ingress.EnvMaxBodyBytes:    strconv.FormatInt(in.MaxBodyBytes, 10),
 		ingress.EnvBodyIdleTimeout: strconv.Itoa(in.BodyIdleTimeoutSeconds),
+		ingress.EnvSendTimeout:     strconv.Itoa(in.SendTimeoutSeconds),
 		ingress.EnvTrustedProxies:  strings.Join(in.TrustedProxies, ","),
 	} {
 		if v != "" {

@@ -73,6 +73,7 @@ private_addr = "127.0.0.1:9443"
 image = "registry.example.com/slipway:1.2.0"
 max_body_bytes = 0
 body_idle_timeout_seconds = 5
+send_timeout_seconds = 7
 trusted_proxies = ["10.0.0.0/8", "192.168.1.5"]
 
 [ingress.acme]
@@ -150,6 +151,7 @@ pull = false
 		// 0: no limit, for the gateway as in the file.
 		ingress.EnvMaxBodyBytes:    "0",
 		ingress.EnvBodyIdleTimeout: "5",
+		ingress.EnvSendTimeout:     "7",
 		ingress.EnvTrustedProxies:  "10.0.0.0/8,192.168.1.5",
 	}
 	if len(gc.Env) != len(wantEnv) {

@@ -17,7 +17,7 @@ import (
 // variable, which is how gatewayctl configures the container.
 func newGatewayCommand() *cobra.Command {
 	cfg, envErr := ingress.ConfigFromEnv(os.Getenv)
-	maxBody, bodyIdle, trusted := os.Getenv(ingress.EnvMaxBodyBytes), os.Getenv(ingress.EnvBodyIdleTimeout), os.Getenv(ingress.EnvTrustedProxies)
+	maxBody, bodyIdle, send, trusted := os.Getenv(ingress.EnvMaxBodyBytes), os.Getenv(ingress.EnvBodyIdleTimeout), os.Getenv(ingress.EnvSendTimeout), os.Getenv(ingress.EnvTrustedProxies)
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run the ingress gateway (HTTP/HTTPS reverse proxy fed by the control plane)",
@@ -27,7 +27,7 @@ gateway token, keeps the last table in its data directory, and serves it even
 while the control plane is down.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			limits, err := ingress.ParseLimits(maxBody, bodyIdle, trusted)
+			limits, err := ingress.ParseLimits(maxBody, bodyIdle, send, trusted)
 			if err != nil {
 				return err
 			}
@@ -60,6 +60,7 @@ while the control plane is down.`,
 	f.BoolVar(&cfg.TLS.InternalCA, "internal-ca", cfg.TLS.InternalCA, "issue certificates from a local CA for names ACME does not cover ($"+ingress.EnvInternalCA+")")
 	f.StringVar(&maxBody, "max-body-bytes", maxBody, "request body limit in bytes, 0 for none; empty: 100 MiB ($"+ingress.EnvMaxBodyBytes+")")
 	f.StringVar(&bodyIdle, "body-idle-timeout", bodyIdle, "seconds a client may send nothing of its request body before it is cut off; empty: 60 ($"+ingress.EnvBodyIdleTimeout+")")
+	f.StringVar(&send, "send-timeout", send, "seconds a write of a response may make no progress before the client's connection is closed; empty: 60 ($"+ingress.EnvSendTimeout+")")
 	f.StringVar(&trusted, "trusted-proxies", trusted, "comma-separated CIDRs of proxies in front of the gateway whose X-Forwarded-* headers are kept ($"+ingress.EnvTrustedProxies+")")
 	f.StringVar(&cfg.Name, "name", cfg.Name, "name the gateway reports itself as to the control plane, default the host name ($"+ingress.EnvName+")")
 	return cmd

@@ -26,7 +26,7 @@ import (
 // response head and body pass through as bytes, followed to their end.
 // It skips what net/http's server costs per request (a Request and its
 // header maps, a context, a goroutine watching the connection) and never
-// reads a head net/http would read differently. HTTP/2 is net/http's.
+// reads a head net/http would read differently. HTTP/2 is internal/h2's.
 
 // h1conn is one HTTP/1 client connection.
 type h1conn struct {
@@ -390,8 +390,9 @@ func (c *h1conn) relay(fl *inFlight, stream *clientBody, host string, head, clos
 	defer putBuffer(buf)
 	for f.framing != bodyNone {
 		if br.Buffered() == 0 && c.bw.Flush() != nil {
-			// The client went away: the backend's connection closes
-			// with the rest of the response in it.
+			// The client went away (or took nothing for the send
+			// timeout): the backend's connection closes with the rest
+			// of the response in it.
 			fl.release(false)
 			return status, false
 		}
@@ -404,7 +405,12 @@ func (c *h1conn) relay(fl *inFlight, stream *clientBody, host string, head, clos
 			fl.release(false)
 			return status, false
 		}
-		c.bw.Write((*buf)[:k])
+		if _, err := c.bw.Write((*buf)[:k]); err != nil {
+			// The client went away, or took nothing for the send
+			// timeout: the backend's connection closes with the rest.
+			fl.release(false)
+			return status, false
+		}
 		if done {
 			backendClose = backendClose || k < n
 			break

@@ -37,7 +37,8 @@ type recorder struct {
 	reqs []recorded
 	port int
 	// streamEnded receives how each /stream response ended: nil when it
-	// was written whole, the write error when its connection closed.
+	// was written whole, the write error when its connection closed (an
+	// /endless one ends only that way).
 	streamEnded chan error
 }
 
@@ -78,6 +79,16 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.(http.Flusher).Flush()
 		}
 		rec.streamEnded <- nil
+	case "/endless":
+		// A stream that goes on for as long as it is taken.
+		chunk := []byte(strings.Repeat("e", 16<<10))
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				rec.streamEnded <- err
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
 	case "/truncated":
 		conn, bw, _ := w.(http.Hijacker).Hijack()
 		bw.WriteString("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly part of a c")

@@ -2,8 +2,8 @@
 // format, the hostname matcher, the reverse proxy — epoll event loops on
 // the plain-HTTP listeners for the common request (loop.go,
 // loopproxy.go), a goroutine HTTP/1 server for HTTPS and for every
-// connection a loop hands over (conn.go), net/http's HTTP/2 server
-// (server.go, handler.go), all sharing one forwarding core (forward.go,
+// connection a loop hands over (conn.go), the gateway's own HTTP/2 server
+// (internal/h2, with handler.go as its handler), all sharing one forwarding core (forward.go,
 // relay.go) and one backend pool per task (pool.go, upstream.go,
 // transport.go) — the long-poll feed between the
 // control plane (Publisher) and the gateway (Feeder), TLS through

@@ -13,7 +13,8 @@ import (
 
 // The forwarding core: every rule about what passes between a client and
 // a backend, in one place for both ways a request is served — by an event
-// loop (loop.go, loopproxy.go) or by net/http (handler.go, transport.go).
+// loop (loop.go, loopproxy.go), by the goroutine HTTP/1 server (conn.go) or
+// as an http.Handler for HTTP/2 (handler.go, transport.go).
 // Each rule exists once: the timeouts and limits, which header fields are
 // the connection's own (hop-by-hop) or replaced by the gateway, the
 // X-Forwarded-* and X-Real-IP fields the backend gets, which requests may
@@ -66,6 +67,9 @@ const (
 	// DefaultBodyIdleTimeout is nginx's client_body_timeout: a client
 	// that sends nothing of its body for a minute has gone.
 	DefaultBodyIdleTimeout = 60 * time.Second
+	// DefaultSendTimeout is nginx's send_timeout: a client that takes
+	// nothing of a response for a minute has stopped reading.
+	DefaultSendTimeout = 60 * time.Second
 )
 
 // Limits are the operator's settings ([ingress] in the daemon's
@@ -79,6 +83,12 @@ type Limits struct {
 	// body for this long (408, connection closed, the backend connection
 	// released). Zero means DefaultBodyIdleTimeout.
 	BodyIdleTimeout time.Duration
+	// SendTimeout cuts off a client that takes nothing of a response for
+	// this long: a write that makes no progress for it closes the
+	// client's connection (over HTTP/2 the whole connection, whose writer
+	// is shared) and the backend's, which is never reused. Zero means
+	// DefaultSendTimeout.
+	SendTimeout time.Duration
 	// TrustedProxies are the peers (proxies in front of the gateway) whose
 	// forwarding fields are believed: their X-Forwarded-For is appended
 	// to, their X-Forwarded-Proto and other X-Forwarded-* fields pass.
@@ -108,6 +118,13 @@ func (l *Limits) bodyIdle() time.Duration {
 		return DefaultBodyIdleTimeout
 	}
 	return l.BodyIdleTimeout
+}
+
+func (l *Limits) send() time.Duration {
+	if l.SendTimeout <= 0 {
+		return DefaultSendTimeout
+	}
+	return l.SendTimeout
 }
 
 // trusts says whether peer is a trusted proxy.

@@ -9,12 +9,12 @@ import (
 
 func TestParseLimits(t *testing.T) {
 	t.Parallel()
-	l, err := ParseLimits("0", "5", " 10.0.0.0/8, 192.168.1.5 ,::1")
+	l, err := ParseLimits("0", "5", "7", " 10.0.0.0/8, 192.168.1.5 ,::1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.maxBody() != -1 || l.bodyTooLarge(1<<40) || l.bodyIdle() != 5*time.Second {
-		t.Fatalf("limits %+v: max body %d, idle %s", l, l.maxBody(), l.bodyIdle())
+	if l.maxBody() != -1 || l.bodyTooLarge(1<<40) || l.bodyIdle() != 5*time.Second || l.send() != 7*time.Second {
+		t.Fatalf("limits %+v: max body %d, idle %s, send %s", l, l.maxBody(), l.bodyIdle(), l.send())
 	}
 	for _, peer := range []string{"10.1.2.3", "192.168.1.5", "::1", "::ffff:10.0.0.1"} {
 		if !l.trusts(netip.MustParseAddr(peer).Unmap()) {
@@ -25,11 +25,12 @@ func TestParseLimits(t *testing.T) {
 		t.Error("192.168.1.6 trusted")
 	}
 	var zero Limits
-	if zero.maxBody() != DefaultMaxBodyBytes || !zero.bodyTooLarge(DefaultMaxBodyBytes+1) || zero.bodyTooLarge(-1) || zero.bodyIdle() != DefaultBodyIdleTimeout {
-		t.Fatalf("zero Limits: max %d idle %s", zero.maxBody(), zero.bodyIdle())
+	if zero.maxBody() != DefaultMaxBodyBytes || !zero.bodyTooLarge(DefaultMaxBodyBytes+1) || zero.bodyTooLarge(-1) || zero.bodyIdle() != DefaultBodyIdleTimeout || zero.send() != DefaultSendTimeout {
+		t.Fatalf("zero Limits: max %d idle %s send %s", zero.maxBody(), zero.bodyIdle(), zero.send())
 	}
-	for _, bad := range [][3]string{{"-1", "", ""}, {"x", "", ""}, {"", "0", ""}, {"", "1.5", ""}, {"", "", "10.0.0.0/33"}, {"", "", "example.com"}} {
-		if _, err := ParseLimits(bad[0], bad[1], bad[2]); err == nil || !strings.Contains(err.Error(), "_invalid") {
+	for _, bad := range [][4]string{{"-1", "", "", ""}, {"x", "", "", ""}, {"", "0", "", ""}, {"", "1.5", "", ""}, {"", "", "0", ""}, {"", "", "x", ""},
+		{"", "", "", "10.0.0.0/33"}, {"", "", "", "example.com"}} {
+		if _, err := ParseLimits(bad[0], bad[1], bad[2], bad[3]); err == nil || !strings.Contains(err.Error(), "_invalid") {
 			t.Errorf("ParseLimits(%q) = %v, want an error with its code", bad, err)
 		}
 	}

@@ -80,10 +80,12 @@ const (
 	EnvACMECARoot       = "SLIPWAY_ACME_CA_ROOT"
 	EnvName             = "SLIPWAY_GATEWAY_ID"
 	// EnvMaxBodyBytes is the request body limit in bytes (0: none);
-	// EnvBodyIdleTimeout the body idle timeout in seconds;
+	// EnvBodyIdleTimeout the body idle timeout in seconds; EnvSendTimeout
+	// the send timeout in seconds;
 	// EnvTrustedProxies a comma-separated list of CIDRs (or addresses).
 	EnvMaxBodyBytes    = "SLIPWAY_GATEWAY_MAX_BODY_BYTES"
 	EnvBodyIdleTimeout = "SLIPWAY_GATEWAY_BODY_IDLE_TIMEOUT_SECONDS"
+	EnvSendTimeout     = "SLIPWAY_GATEWAY_SEND_TIMEOUT_SECONDS"
 	EnvTrustedProxies  = "SLIPWAY_GATEWAY_TRUSTED_PROXIES"
 )
 
@@ -99,7 +101,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return def
 	}
 	internalCA, _ := strconv.ParseBool(getenv(EnvInternalCA))
-	limits, err := ParseLimits(getenv(EnvMaxBodyBytes), getenv(EnvBodyIdleTimeout), getenv(EnvTrustedProxies))
+	limits, err := ParseLimits(getenv(EnvMaxBodyBytes), getenv(EnvBodyIdleTimeout), getenv(EnvSendTimeout), getenv(EnvTrustedProxies))
 	return Config{
 		HTTPAddr:    or(EnvListenHTTP, ":80"),
 		HTTPSAddr:   or(EnvListenHTTPS, ":443"),
@@ -129,9 +131,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 var ErrLimits = errors.New("gateway limits")
 
 // ParseLimits reads Limits as the environment (EnvMaxBodyBytes,
-// EnvBodyIdleTimeout, EnvTrustedProxies) writes them; empty strings keep
-// the defaults, a body limit of 0 means none.
-func ParseLimits(maxBodyBytes, bodyIdleSeconds, trustedProxies string) (Limits, error) {
+// EnvBodyIdleTimeout, EnvSendTimeout, EnvTrustedProxies) writes them;
+// empty strings keep the defaults, a body limit of 0 means none.
+func ParseLimits(maxBodyBytes, bodyIdleSeconds, sendSeconds, trustedProxies string) (Limits, error) {
 	var l Limits
 	if maxBodyBytes != "" {
 		n, err := strconv.ParseInt(maxBodyBytes, 10, 64)
@@ -143,12 +145,21 @@ func ParseLimits(maxBodyBytes, bodyIdleSeconds, trustedProxies string) (Limits, 
 			l.MaxBodyBytes = -1
 		}
 	}
-	if bodyIdleSeconds != "" {
-		n, err := strconv.Atoi(bodyIdleSeconds)
-		if err != nil || n < 1 {
-			return Limits{}, fmt.Errorf("%w: %s=%q: must be a positive number of seconds (gateway_body_idle_timeout_invalid)", ErrLimits, EnvBodyIdleTimeout, bodyIdleSeconds)
+	for _, s := range []struct {
+		env, value, code string
+		dst              *time.Duration
+	}{
+		{EnvBodyIdleTimeout, bodyIdleSeconds, "gateway_body_idle_timeout_invalid", &l.BodyIdleTimeout},
+		{EnvSendTimeout, sendSeconds, "gateway_send_timeout_invalid", &l.SendTimeout},
+	} {
+		if s.value == "" {
+			continue
 		}
-		l.BodyIdleTimeout = time.Duration(n) * time.Second
+		n, err := strconv.Atoi(s.value)
+		if err != nil || n < 1 {
+			return Limits{}, fmt.Errorf("%w: %s=%q: must be a positive number of seconds (%s)", ErrLimits, s.env, s.value, s.code)
+		}
+		*s.dst = time.Duration(n) * time.Second
 	}
 	for _, s := range strings.Split(trustedProxies, ",") {
 		if s = strings.TrimSpace(s); s == "" {

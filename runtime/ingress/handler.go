@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// The net/http side of the gateway: net/http's HTTP/2 server (server.go)
-// serves HTTP/2 with the Proxy as its handler, which also serves requests
-// of other http.Servers (Handler, in tests). The handler routes the
+// The http.Handler side of the gateway: the HTTP/2 server (internal/h2,
+// server.go) serves HTTP/2 with the Proxy as its handler, which also
+// serves requests of other http.Servers (Handler, in tests). The handler routes the
 // request, answers what the gateway answers itself, and forwards the rest
 // with the forwarding core's rules (forward.go) on the backend pool
 // (transport.go).

@@ -228,6 +228,13 @@ type loopConn struct {
 	eof      bool
 	closed   bool
 	deadline time.Time
+	// sendDeadline: a client's out waits for the socket, whose peer must
+	// take some of what was written by then (the send timeout, from the
+	// last progress). sent counts the bytes written to the socket, taken
+	// those the peer had acknowledged when last looked at (sent less
+	// what the socket still holds).
+	sendDeadline time.Time
+	sent, taken  int64
 
 	// A client's listener and address (for X-Forwarded-For), and its
 	// request in flight.
@@ -614,7 +621,42 @@ func (l *loop) send(c *loopConn, p []byte) {
 	if cap(c.out) == 0 && len(p) <= loopBufferSize {
 		c.out = l.grow(nil)
 	}
+	if len(c.out) == 0 && !c.backend {
+		l.waitSend(c)
+	}
 	c.out = append(c.out, p...)
+}
+
+// waitSend starts the send timeout of a client whose socket does not
+// take what is written to it.
+func (l *loop) waitSend(c *loopConn) {
+	c.taken = c.sent - int64(unsent(c.fd))
+	c.sendDeadline = l.now.Add(l.proxy.limits.send())
+	l.watch(c.sendDeadline)
+}
+
+// sendExpired handles a client whose send timeout passed: one whose peer
+// took bytes meanwhile (a slow reader, whose progress edge-triggered
+// writability may not show: the socket's buffer is large) gets the
+// timeout again; one that took nothing is closed, and the backend of its
+// response with it (never pooled).
+func (l *loop) sendExpired(c *loopConn) {
+	if taken := c.sent - int64(unsent(c.fd)); taken > c.taken {
+		c.taken = taken
+		c.sendDeadline = l.now.Add(l.proxy.limits.send())
+		return
+	}
+	l.closeClient(c)
+}
+
+// unsent returns the bytes fd's socket holds that its peer has not
+// acknowledged.
+func unsent(fd int) int {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCOUTQ)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // write writes p to c's socket, closing c on error; it returns how much
@@ -631,6 +673,7 @@ func (l *loop) write(c *loopConn, p []byte) (int, error) {
 			continue
 		}
 		if err == unix.EAGAIN {
+			c.sent += int64(written)
 			return written, nil
 		}
 		if err == nil {
@@ -639,6 +682,7 @@ func (l *loop) write(c *loopConn, p []byte) (int, error) {
 		l.writeFailed(c, err)
 		return written, err
 	}
+	c.sent += int64(written)
 	return written, nil
 }
 
@@ -649,12 +693,13 @@ func (l *loop) flush(c *loopConn) {
 		return
 	}
 	l.consumeOut(c, n)
-	if len(c.out) > 0 {
-		return
-	}
 	if c.backend {
 		return
 	}
+	if len(c.out) > 0 {
+		return
+	}
+	c.sendDeadline = time.Time{}
 	if c.closeWhenFlushed {
 		l.endClient(c)
 		return
@@ -683,6 +728,16 @@ func (l *loop) writeFailed(c *loopConn, err error) {
 func (l *loop) sweep() {
 	next := l.now.Add(time.Second)
 	for _, c := range l.conns {
+		if !c.sendDeadline.IsZero() && !c.closed {
+			if !c.sendDeadline.After(l.now) {
+				if l.sendExpired(c); c.closed {
+					continue
+				}
+			}
+			if c.sendDeadline.Before(next) {
+				next = c.sendDeadline
+			}
+		}
 		if c.deadline.IsZero() || c.closed {
 			continue
 		}
@@ -773,7 +828,7 @@ func (l *loop) handOver(c *loopConn) {
 		l.srv.log.Warn("hand connection over", "err", err)
 		return
 	}
-	go l.srv.handOff(nc, c.ln.kind, pending)
+	go l.srv.handOff(withSendTimeout(nc, l.proxy.limits.send()), c.ln.kind, pending)
 }
 
 // dial starts a non-blocking connection to e.

@@ -7,29 +7,28 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mholt/acmez/v3"
+
+	"github.com/slipwayhq/slipway/runtime/ingress/internal/h2"
 )
 
 // server serves every connection the event loops do not: those of the
 // TLS listener, whose handshakes it makes itself, and every plain-HTTP
 // connection an event loop hands over. HTTP/1 connections are served by
-// the goroutine HTTP/1 server (conn.go), HTTP/2 ones by net/http's HTTP/2
-// server, for which the server is the net.Listener its http.Server
-// accepts from.
+// the goroutine HTTP/1 server (conn.go), HTTP/2 ones by the gateway's own
+// HTTP/2 server (internal/h2) with the Proxy as its handler.
 type server struct {
 	proxy  *Proxy
-	http   *http.Server
+	h2     *h2.Server
 	log    *slog.Logger
 	tls    *tls.Config
-	conns  chan net.Conn
 	done   chan struct{}
 	closed sync.Once
-	wg     sync.WaitGroup // handshakes
+	wg     sync.WaitGroup // handshakes and the connections they serve
 
 	// The HTTP/1 connections being served; stopping says the server is
 	// shutting down (they end after the request in flight).
@@ -40,64 +39,40 @@ type server struct {
 }
 
 // http2 settings: as many streams per connection as browsers open at once
-// and then some, and read frames up to 64 KiB.
+// and then some, read frames up to 64 KiB, and a window of 1 MiB per
+// stream and per connection (what is buffered of request bodies).
 const (
 	http2MaxStreams   = 250
 	http2MaxReadFrame = 64 << 10
+	http2Window       = 1 << 20
 )
 
 func newServer(p *Proxy, log *slog.Logger) *server {
-	s := &server{proxy: p, log: log, conns: make(chan net.Conn), done: make(chan struct{}), h1: map[*h1conn]struct{}{}}
-	s.http = &http.Server{
+	s := &server{proxy: p, log: log, done: make(chan struct{}), h1: map[*h1conn]struct{}{}}
+	s.h2 = &h2.Server{
 		Handler:           p,
-		ConnContext:       connContext,
-		ReadHeaderTimeout: clientHeadTimeout,
+		Log:               log,
+		MaxStreams:        http2MaxStreams,
+		MaxReadFrameSize:  http2MaxReadFrame,
+		MaxHeaderListSize: maxHeaderBytes,
+		Window:            http2Window,
+		PrefaceTimeout:    clientHeadTimeout,
 		IdleTimeout:       clientIdleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		// No write timeout: streams and websockets stay open as long as
-		// the application keeps them open.
-		HTTP2: &http.HTTP2Config{
-			MaxConcurrentStreams: http2MaxStreams,
-			MaxReadFrameSize:     http2MaxReadFrame,
-		},
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	return s
 }
 
-// Accept, Close and Addr make the server the listener of its http.Server.
-func (s *server) Accept() (net.Conn, error) {
-	select {
-	case c := <-s.conns:
-		return c, nil
-	case <-s.done:
-		return nil, net.ErrClosed
-	}
-}
-
+// Close stops the server's accepting.
 func (s *server) Close() error {
 	s.closed.Do(func() { close(s.done) })
 	return nil
 }
 
-func (s *server) Addr() net.Addr { return &net.TCPAddr{} }
-
-// serve runs the http.Server until shutdown.
+// serve waits until shutdown (the connections are served by the
+// goroutines of their listeners).
 func (s *server) serve() error {
-	err := s.http.Serve(s)
-	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
-}
-
-// take hands c over to net/http; it is closed if the server has stopped.
-func (s *server) take(c net.Conn) {
-	select {
-	case s.conns <- c:
-	case <-s.done:
-		c.Close()
-	}
+	<-s.done
+	return nil
 }
 
 // serveTLS accepts on ln, the TLS listener, until it is closed.
@@ -116,8 +91,8 @@ const (
 	acceptRetryMax   = time.Second
 )
 
-// accept gives serve every connection ln accepts until it is closed (or
-// the server stops).
+// accept gives serve every connection ln accepts, its writes with the
+// send timeout (send.go), until it is closed (or the server stops).
 func (s *server) accept(ln net.Listener, serve func(net.Conn)) error {
 	var backoff time.Duration
 	for {
@@ -140,7 +115,7 @@ func (s *server) accept(ln net.Listener, serve func(net.Conn)) error {
 			return err
 		}
 		backoff = 0
-		serve(c)
+		serve(withSendTimeout(c, s.proxy.limits.send()))
 	}
 }
 
@@ -150,7 +125,7 @@ func isTemporary(err error) bool {
 }
 
 // handshake makes c's TLS handshake and serves the connection: HTTP/2 by
-// net/http, HTTP/1.1 here; an ACME TLS-ALPN challenge (whose handshake was
+// internal/h2, HTTP/1.1 here; an ACME TLS-ALPN challenge (whose handshake was
 // the answer) is over.
 func (s *server) handshake(c net.Conn) {
 	defer s.wg.Done()
@@ -167,7 +142,7 @@ func (s *server) handshake(c net.Conn) {
 	c.SetDeadline(time.Time{})
 	switch tc.ConnectionState().NegotiatedProtocol {
 	case "h2":
-		s.take(tc)
+		s.h2.ServeConn(tc, connContext(context.Background(), tc))
 	case acmez.ACMETLS1Protocol:
 		tc.Close()
 	default:
@@ -218,7 +193,7 @@ func (s *server) shutdown(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
-	s.http.Shutdown(ctx)
+	s.h2.Shutdown()
 	waited := make(chan struct{})
 	go func() { s.wg.Wait(); s.h1wg.Wait(); close(waited) }()
 	select {
@@ -229,5 +204,6 @@ func (s *server) shutdown(ctx context.Context) {
 			c.conn.Close()
 		}
 		s.mu.Unlock()
+		s.h2.Close()
 	}
 }

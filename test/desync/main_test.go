@@ -118,13 +118,20 @@ func (p *proxy) table() ingress.Table {
 
 // nginxConfig serves p's sites as the gateway does, with the same
 // limits, trusted peer and forwarding headers; nginx's own defaults
-// otherwise.
+// otherwise, but one: like the gateway, nginx buffers a response only in
+// memory (proxy_max_temp_file_size 0). Left to its default, it spools
+// what a client does not take to a temporary file of up to 1 GiB, reading
+// the backend all along, and every such read starts its send_timeout
+// again: a client that reads nothing holds the backend connection until
+// the file is full (TestSlowReader_CutOff).
 func (p *proxy) nginxConfig(httpPort, httpsPort int, cert proxyrig.Certificate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `
   map $remote_addr $desync_xff { %s $proxy_add_x_forwarded_for; default $remote_addr; }
   client_max_body_size %d;
   client_body_timeout %ds;
+  send_timeout %ds;
+  proxy_max_temp_file_size 0;
   keepalive_requests 1000000;
   proxy_http_version 1.1;
   proxy_set_header Connection "";
@@ -142,7 +149,7 @@ func (p *proxy) nginxConfig(httpPort, httpsPort int, cert proxyrig.Certificate) 
     listen 127.0.0.1:%d ssl http2 default_server;
     return 404;
   }
-`, trustedPeer, maxBody, int(bodyIdle.Seconds()), cert.CertFile, cert.KeyFile, httpPort, httpsPort)
+`, trustedPeer, maxBody, int(bodyIdle.Seconds()), int(sendTimeout.Seconds()), cert.CertFile, cert.KeyFile, httpPort, httpsPort)
 	for _, s := range p.sites() {
 		var action string
 		switch {

@@ -13,6 +13,7 @@ const (
 	envTrustedProxies  = "SLIPWAY_GATEWAY_TRUSTED_PROXIES"           // CIDRs, comma-separated
 	envMaxBody         = "SLIPWAY_GATEWAY_MAX_BODY_BYTES"            // bytes
 	envBodyIdleTimeout = "SLIPWAY_GATEWAY_BODY_IDLE_TIMEOUT_SECONDS" // whole seconds
+	envSendTimeout     = "SLIPWAY_GATEWAY_SEND_TIMEOUT_SECONDS"      // whole seconds
 )
 
 const (
@@ -24,6 +25,10 @@ const (
 	// bodyIdle is the body idle timeout set for the tests: short, so a
 	// stalled body is cut off quickly (whole seconds).
 	bodyIdle = time.Second
+	// sendTimeout is the send timeout set for the tests (nginx's
+	// send_timeout): short, so a client that reads nothing is cut off
+	// quickly (whole seconds).
+	sendTimeout = time.Second
 )
 
 // gatewayEnv configures the gateway under test.
@@ -32,5 +37,6 @@ func gatewayEnv() []string {
 		envTrustedProxies + "=" + trustedPeer + "/32",
 		envMaxBody + "=" + strconv.Itoa(maxBody),
 		envBodyIdleTimeout + "=" + strconv.Itoa(int(bodyIdle.Seconds())),
+		envSendTimeout + "=" + strconv.Itoa(int(sendTimeout.Seconds())),
 	}
 }

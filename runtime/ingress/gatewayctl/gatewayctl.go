@@ -124,7 +124,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	for _, k := range []string{ingress.EnvACMEDirectory, ingress.EnvACMEEmail, ingress.EnvACMECARoot, ingress.EnvCertDir, ingress.EnvInternalCA,
-		ingress.EnvMaxBodyBytes, ingress.EnvBodyIdleTimeout, ingress.EnvTrustedProxies} {
+		ingress.EnvMaxBodyBytes, ingress.EnvBodyIdleTimeout, ingress.EnvSendTimeout, ingress.EnvTrustedProxies} {
 		if v := getenv(k); v != "" {
 			c.Env[k] = v
 		}

@@ -1,6 +1,7 @@
 package gatewayctl
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +24,8 @@ func TestConfigFromEnv(t *testing.T) {
 		{"defaults", nil, Config{HTTPPort: 80, HTTPSPort: 443, Env: map[string]string{}}, ""},
 		{"ports and acme", map[string]string{EnvHTTPPort: "8080", EnvHTTPSPort: "8443", EnvPrivateAddr: "100.64.0.1:80", ingress.EnvACMEEmail: "ops@example.com"},
 			Config{HTTPPort: 8080, HTTPSPort: 8443, PrivateAddr: "100.64.0.1:80", Env: map[string]string{ingress.EnvACMEEmail: "ops@example.com"}}, ""},
+		{"limits", map[string]string{ingress.EnvMaxBodyBytes: "0", ingress.EnvBodyIdleTimeout: "5", ingress.EnvSendTimeout: "7", ingress.EnvTrustedProxies: "10.0.0.0/8"},
+			Config{HTTPPort: 80, HTTPSPort: 443, Env: map[string]string{ingress.EnvMaxBodyBytes: "0", ingress.EnvBodyIdleTimeout: "5", ingress.EnvSendTimeout: "7", ingress.EnvTrustedProxies: "10.0.0.0/8"}}, ""},
 		{"bad port", map[string]string{EnvHTTPPort: "eighty"}, Config{}, "gateway_port_invalid"},
 		{"bad private addr", map[string]string{EnvPrivateAddr: "100.64.0.1"}, Config{}, "gateway_private_addr_invalid"},
 	}
@@ -35,7 +38,7 @@ func TestConfigFromEnv(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got.HTTPPort != tt.want.HTTPPort || got.HTTPSPort != tt.want.HTTPSPort || got.PrivateAddr != tt.want.PrivateAddr || len(got.Env) != len(tt.want.Env) {
+			if err != nil || got.HTTPPort != tt.want.HTTPPort || got.HTTPSPort != tt.want.HTTPSPort || got.PrivateAddr != tt.want.PrivateAddr || !maps.Equal(got.Env, tt.want.Env) {
 				t.Fatalf("got %+v %v, want %+v", got, err, tt.want)
 			}
 		})

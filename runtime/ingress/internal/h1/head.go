@@ -598,3 +598,15 @@ var tokenByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// ValidHost reports whether h is a host the gateway routes by (validHost's
+// rules): for an HTTP/2 request's :authority, read by the same rules as an
+// HTTP/1 Host field.
+func ValidHost(h []byte) bool { return validHost(h) }
+
+// ValidPath reports whether t is an origin-form target the gateway passes
+// on (validPath's rules): for an HTTP/2 request's :path.
+func ValidPath(t []byte) bool { return len(t) > 0 && t[0] == '/' && validPath(t) }
+
+// IsToken reports whether b is a token (RFC 9110 5.6.2): a method.
+func IsToken(b []byte) bool { return isToken(b) }
