@@ -39,10 +39,19 @@ func (u *ui) run(step string, actions ...chromedp.Action[chromedp.Void]) {
 	u.t.Helper()
 	ctx, cancel := context.WithTimeout(u.ctx, 3*time.Minute)
 	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
+	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{htmxSettled}, actions...)...); err != nil {
 		u.fail(step, err)
 	}
 }
+
+// htmxSettled waits until htmx has no request, swap or settle under way.
+// htmx gives content it swapped in its behaviour only when it settles
+// (20 ms later): a step that clicked a button as soon as it appeared
+// would submit its form without htmx. Every step starts with it.
+var htmxSettled = chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	_, err := chromedp.Poll[bool](`document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added') === null`)(ctx, tg)
+	return err
+})
 
 // eval reads a string from the page.
 func (u *ui) eval(step, js string) string {

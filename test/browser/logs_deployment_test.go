@@ -77,7 +77,7 @@ func (p *page) run(step string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Minute)
 	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
+	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{htmxSettled}, actions...)...); err != nil {
 		p.fail(step, err)
 	}
 }
