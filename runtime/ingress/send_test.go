@@ -6,34 +6,17 @@ import (
 	"io"
 	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-	"golang.org/x/sys/unix"
+
+	"github.com/slipwayhq/slipway/test/slowclient"
 )
 
 // The send timeout under test: a client that stops reading a response is
 // cut off after it (one second here), on every server of the gateway.
-
-// dialNotReading opens a TCP connection to addr with a receive buffer as
-// small as the kernel allows, for a client that will not read it.
-func dialNotReading(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 1024) })
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 // waitCutOff waits for the backend's /endless response to fail (its
 // connection closed by the gateway), then for raw, the client's
@@ -65,7 +48,7 @@ func requestNotReading(t *testing.T, b *testBundle, useTLS bool, request string)
 	if useTLS {
 		addr = b.addrs.HTTPS
 	}
-	raw := dialNotReading(t, addr)
+	raw := slowclient.Dial(t, addr)
 	var conn net.Conn = raw
 	if useTLS {
 		tc := tls.Client(raw, &tls.Config{ServerName: "app.example.com", InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
@@ -132,7 +115,7 @@ func TestGateway_SendTimeoutHTTP1(t *testing.T) {
 func TestGateway_SendTimeoutHTTP2(t *testing.T) {
 	t.Parallel()
 	b, rec := desyncGateway(t, Limits{SendTimeout: time.Second})
-	raw := dialNotReading(t, b.addrs.HTTPS)
+	raw := slowclient.Dial(t, b.addrs.HTTPS)
 	tc := tls.Client(raw, &tls.Config{ServerName: "app.example.com", InsecureSkipVerify: true, NextProtos: []string{"h2"}})
 	if err := tc.Handshake(); err != nil || tc.ConnectionState().NegotiatedProtocol != "h2" {
 		t.Fatalf("handshake: %v, %q", err, tc.ConnectionState().NegotiatedProtocol)

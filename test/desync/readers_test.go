@@ -2,16 +2,14 @@ package desync
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/slipwayhq/slipway/test/slowclient"
 )
 
 // TestSlowReader_CutOff asks for an endless response and never reads it,
@@ -73,23 +71,11 @@ func TestSlowReader_CutOff(t *testing.T) {
 }
 
 // dialNotReading connects to p's plain-HTTP (via "http") or TLS listener
-// with a receive buffer as small as the kernel allows, for a client that
-// will not read.
+// as a client that will not read (slowclient.Dial).
 func (p *proxy) dialNotReading(t *testing.T, via string) net.Conn {
 	t.Helper()
-	addr := p.http
 	if via == "https" {
-		addr = p.https
+		return slowclient.Dial(t, p.https)
 	}
-	d := net.Dialer{Timeout: 10 * time.Second, Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 1024) })
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return slowclient.Dial(t, p.http)
 }
