@@ -112,7 +112,7 @@ type CheckoutRequest struct {
 	Commit string
 	Auth   Auth
 	// Dir is the parent directory of the checkout's temporary directory; the
-	// system temp directory when empty.
+	// system temp directory when empty (made if missing: checkoutParent).
 	Dir string
 	// Snapshot is a local snapshot bundle (gitsnapshot) holding Commit: the
 	// commit is checked out from it and nothing is fetched.
@@ -167,7 +167,11 @@ func CheckoutRepository(ctx context.Context, req CheckoutRequest) (*Checkout, er
 	if err != nil {
 		return nil, err
 	}
-	base, err := os.MkdirTemp(req.Dir, "slipway-checkout-")
+	dir, err := checkoutParent(req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base, err := os.MkdirTemp(dir, "slipway-checkout-")
 	if err != nil {
 		return nil, fmt.Errorf("create checkout directory: %w", err)
 	}
@@ -177,6 +181,21 @@ func CheckoutRepository(ctx context.Context, req CheckoutRequest) (*Checkout, er
 		return nil, err
 	}
 	return co, nil
+}
+
+// checkoutParent is the directory checkouts go in: dir, else the system
+// temp directory, made if it is missing. The Slipway image is FROM
+// scratch: in the stack's worker container there is no /tmp until the
+// first checkout makes it (readable by the worker alone).
+func checkoutParent(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	dir = os.TempDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create the temporary directory %s: %w", dir, err)
+	}
+	return dir, nil
 }
 
 type revision struct {

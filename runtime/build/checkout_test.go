@@ -133,6 +133,26 @@ func TestCheckoutRepository_File(t *testing.T) {
 	}
 }
 
+// TestCheckoutRepository_MakesTempDir checks out into the system temp
+// directory when it is missing, as in the Slipway image (FROM scratch,
+// no /tmp), where the stack's worker runs.
+func TestCheckoutRepository_MakesTempDir(t *testing.T) {
+	b := setupRepo(t)
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	t.Setenv("TMPDIR", tmp)
+	co, err := CheckoutRepository(t.Context(), CheckoutRequest{URL: b.repo.url(), Branch: "main", Auth: local})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer co.Remove()
+	if !strings.HasPrefix(co.Dir, tmp+string(filepath.Separator)) || readCheckout(t, co, "README.md") != "v2\n" {
+		t.Fatalf("checkout in %s, want it in %s", co.Dir, tmp)
+	}
+	if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the temp directory made: %v %v, want mode 0700", fi, err)
+	}
+}
+
 func TestCheckoutRepository_Warnings(t *testing.T) {
 	t.Parallel()
 	r := newTestRepo(t, t.TempDir(), "lfs.git")

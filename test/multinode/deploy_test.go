@@ -35,13 +35,7 @@ func TestSlipway_OnThreeNodes(t *testing.T) {
 		t.Fatalf("git-built deployment failed: %s: %s", code, msg)
 	}
 	web := s.serviceOf(t, d.EnvironmentID, "web")
-	chaostest.WaitFor(t, time.Minute, "one running task of web on each node", func() bool {
-		per := s.runningPerNode(t, web.ID)
-		return len(per) == 3 && per[c.Node(1).Hostname] == 1 && per[c.Node(2).Hostname] == 1 && per[c.Node(3).Hostname] == 1
-	})
-	if bad := s.noSuchImage(t, web.ID); len(bad) > 0 {
-		t.Fatalf("tasks rejected for lack of the image: %q", bad)
-	}
+	s.waitOneTaskPerNode(t, web.ID)
 	summary.Line(t, "multinode: a git-built service with 3 replicas runs one task on each of 3 nodes (image %s), no No such image rejection", web.Spec.TaskTemplate.ContainerSpec.Image)
 
 	privateImageOnEveryNode(t, s)

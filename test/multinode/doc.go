@@ -6,6 +6,7 @@
 // of two ingress nodes (their agent a global service) from tasks on other
 // nodes, the first deployment already trusting both, a node's gateway
 // removed with its ingress label; and deploy/slipway-stack.yml installed
-// whole on a cluster of its own, serving the README's example. One
-// cluster serves the rest of the package (TestMain).
+// whole on a cluster of its own, serving the README's example and running
+// a git-built application (from a private git server over HTTP) on every
+// node. One cluster serves the rest of the package (TestMain).
 package multinode

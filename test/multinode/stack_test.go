@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/cgi"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,6 +222,19 @@ func (s *stack) runningPerNode(t *testing.T, serviceID string) map[string]int {
 	return out
 }
 
+// waitOneTaskPerNode waits until the service runs one task on each of
+// the three nodes, and fails if a node rejected one for lack of its image.
+func (s *stack) waitOneTaskPerNode(t *testing.T, serviceID string) {
+	t.Helper()
+	chaostest.WaitFor(t, time.Minute, "one running task of service "+serviceID+" on each node", func() bool {
+		per := s.runningPerNode(t, serviceID)
+		return len(per) == 3 && per[s.c.Node(1).Hostname] == 1 && per[s.c.Node(2).Hostname] == 1 && per[s.c.Node(3).Hostname] == 1
+	})
+	if bad := s.noSuchImage(t, serviceID); len(bad) > 0 {
+		t.Fatalf("tasks rejected for lack of the image: %q", bad)
+	}
+}
+
 // noSuchImage lists the service's tasks that a node rejected for lack of
 // the image.
 func (s *stack) noSuchImage(t *testing.T, serviceID string) []string {
@@ -242,6 +257,32 @@ func gitRepo(t *testing.T) string {
 	g.Write("Dockerfile", []byte("FROM scratch\nCOPY bin/web /web\nENTRYPOINT [\"/web\"]\n"), 0o644)
 	g.Commit("web")
 	return g.URL()
+}
+
+// serveGitHTTP serves the bare repository of fileURL (a gitRepo) over
+// git's smart HTTP protocol on ip, as a private git server would, and
+// returns its http:// URL. git-http-backend (git's own CGI program, run
+// without a shell) answers: it serves the shallow fetches the worker
+// makes, which go-git's in-process server refuses.
+func serveGitHTTP(t *testing.T, ip, fileURL string) string {
+	t.Helper()
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Fatalf("git --exec-path: %v", err)
+	}
+	dir := strings.TrimPrefix(fileURL, "file://")
+	backend := &cgi.Handler{
+		Path: filepath.Join(strings.TrimSpace(string(out)), "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Dir(dir), "GIT_HTTP_EXPORT_ALL=1"},
+	}
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: backend, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/" + filepath.Base(dir)
 }
 
 // webBinary is swarmtest's web server, built static.

@@ -54,7 +54,9 @@ const stackName = "slipway"
 // with the setup token from serve's log, creates an API token on the
 // dashboard, and deploys the README's example (its image the test web
 // image): its two replicas run, and both ingress nodes' gateways serve its
-// route.
+// route. Then a git-built application with replicas = 3, its repository
+// on a private git server the stack's outbound setting allows, runs one
+// task on each node, by registry digest.
 func TestStack_WholeFile(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -105,7 +107,13 @@ func TestStack_WholeFile(t *testing.T) {
 		secretIDs[name] = resp.ID
 	}
 
-	project := loadStack(t, map[string]string{"SLIPWAY_IMAGE": slipwayImage, "SLIPWAY_PUBLIC_URL": "http://" + c.Node(1).IP + ":8080"})
+	// The git-built application's repository, on a private git server
+	// (this host's switch address), which the operator lets tenants reach
+	// as docs/cluster.md says.
+	repo := serveGitHTTP(t, c.HostIP, gitRepo(t))
+
+	project := loadStack(t, map[string]string{"SLIPWAY_IMAGE": slipwayImage, "SLIPWAY_PUBLIC_URL": "http://" + c.Node(1).IP + ":8080",
+		"SLIPWAY_SECURITY_ALLOWED_OUTBOUND_NETWORKS": c.HostIP + "/32"})
 	for key, n := range project.Networks {
 		if _, err := mgr.NetworkCreate(ctx, n.Name, network.CreateOptions{Driver: n.Driver, Attachable: n.Attachable,
 			Labels: map[string]string{"com.docker.stack.namespace": stackName}}); err != nil {
@@ -165,7 +173,23 @@ func TestStack_WholeFile(t *testing.T) {
 			return status == http.StatusOK
 		})
 	}
-	summary.Line(t, "multinode: deploy/slipway-stack.yml installed whole on 3 nodes (Postgres from Debian binaries), the first owner signed up with serve's setup token, and the README's example deployed and served by the gateways of both ingress nodes (%s)", time.Since(began).Round(time.Second))
+
+	// A git-built application with replicas = 3: the stack's worker
+	// clones it over HTTP from the private git server, builds it on its
+	// node's engine, pushes it to the embedded registry it starts, and
+	// every node pulls it by digest through its relay. The harness-run
+	// stack's helpers need only the cluster and the API client.
+	s := &stack{c: c, api: cl}
+	d, code, msg := s.deploy(t, gitManifest("spread", repo, 3))
+	if code != "" {
+		t.Fatalf("the git-built application failed: %s: %s", code, msg)
+	}
+	web := s.serviceOf(t, d.EnvironmentID, "web")
+	if img := web.Spec.TaskTemplate.ContainerSpec.Image; !strings.Contains(img, "@sha256:") {
+		t.Fatalf("the git-built service runs %s, not an image by registry digest", img)
+	}
+	s.waitOneTaskPerNode(t, web.ID)
+	summary.Line(t, "multinode: deploy/slipway-stack.yml installed whole on 3 nodes (Postgres from Debian binaries), the first owner signed up with serve's setup token, the README's example deployed and served by the gateways of both ingress nodes, and a git-built application (cloned over HTTP from a private git server the stack allows) with 3 replicas running one task on each node by registry digest (%s)", time.Since(began).Round(time.Second))
 }
 
 // loadStack reads deploy/slipway-stack.yml as `docker stack deploy`
