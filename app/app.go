@@ -18,6 +18,7 @@ import (
 	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/authcache"
 )
 
 // BodyLimit bounds every request body. Manifest uploads get a tighter limit
@@ -65,6 +66,9 @@ type Config struct {
 	// AllowFileURLs accepts manifests naming file:// repositories: the
 	// operator's [git] allow_file_urls (off by default).
 	AllowFileURLs bool
+	// AuthCache answers session and token lookups between changes (serve
+	// passes one it runs); nil reads Postgres on every request.
+	AuthCache *authcache.Cache
 	// PublicURL is where people reach the dashboard (config public_url),
 	// shown in snippets to copy; "" uses each request's own address.
 	PublicURL string
@@ -93,10 +97,13 @@ func New(cfg Config) *fiber.App {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.AuthCache == nil {
+		cfg.AuthCache = authcache.New(cfg.Store, cfg.Logger)
+	}
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications,
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, authCache: cfg.AuthCache, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications,
 		manifests: newManifestSummaries(manifestSummaryCacheSize)}
 	h.csp = contentSecurityPolicy(githubFormActions(cfg.GitHub))
 	// A login for an unknown e-mail verifies against this hash, so it costs
@@ -119,21 +126,23 @@ func New(cfg Config) *fiber.App {
 
 // handler holds what every dashboard handler needs.
 type handler struct {
-	store    *store.Store
-	log      *slog.Logger
-	argon    auth.Argon2Params
-	secure   bool
-	limiter  Limiter
-	now      func() time.Time
-	jobs     JobInserter
-	runtime  RuntimeReader // nil: pages show the manifest's replica counts only
-	secrets  *secrets.Service
-	logs     ServiceLogReader
-	previews *service.Previews // nil: previews are listed and deleted, not created
-	fileURLs bool              // [git] allow_file_urls
-	public   string            // Config.PublicURL
-	notify   *notify.Service   // nil: destinations are listed nowhere
-	csp      string            // the Content-Security-Policy of every response
+	store   *store.Store
+	log     *slog.Logger
+	argon   auth.Argon2Params
+	secure  bool
+	limiter Limiter
+	now     func() time.Time
+	// authCache answers the session lookup (Config.AuthCache).
+	authCache *authcache.Cache
+	jobs      JobInserter
+	runtime   RuntimeReader // nil: pages show the manifest's replica counts only
+	secrets   *secrets.Service
+	logs      ServiceLogReader
+	previews  *service.Previews // nil: previews are listed and deleted, not created
+	fileURLs  bool              // [git] allow_file_urls
+	public    string            // Config.PublicURL
+	notify    *notify.Service   // nil: destinations are listed nowhere
+	csp       string            // the Content-Security-Policy of every response
 	// manifests remembers what the pages show of deployments' rendered
 	// manifests.
 	manifests *manifestSummaries

@@ -16,7 +16,7 @@ import (
 // routes registers every route of the dashboard, the API and the
 // endpoints beside them, in the order their middleware applies.
 func (h *handler) routes(f *fiber.App, cfg Config) {
-	f.Use(recover.New(), h.securityHeaders)
+	f.Use(recover.New(), h.securityHeaders, h.forgetAuthAfterChange)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 	f.Get(schemaPath, h.manifestSchema)
@@ -27,7 +27,7 @@ func (h *handler) routes(f *fiber.App, cfg Config) {
 	if cfg.Metrics != nil {
 		f.Get("/metrics", adaptor.HTTPHandler(cfg.Metrics))
 	}
-	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications, Logs: cfg.Logs})
+	api.Register(f.Group("/api/v1"), api.Config{Store: cfg.Store, AuthCache: cfg.AuthCache, Logger: cfg.Logger, Now: cfg.Now, Jobs: cfg.Jobs, Runtime: cfg.Runtime, Secrets: cfg.Secrets, Previews: cfg.Previews, AllowFileURLs: cfg.AllowFileURLs, Notifications: cfg.Notifications, Logs: cfg.Logs})
 
 	// Everything below is the dashboard: sessions, then CSRF on unsafe methods.
 	f.Use(h.loadSession, h.checkCSRF)

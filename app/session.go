@@ -71,7 +71,7 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	v := &visitor{}
 	c.Locals(visitorKey, v)
 	if secret := c.Cookies(sessionCookie); secret != "" {
-		in, err := h.store.GetSignedIn(ctx, store.HashToken(secret))
+		in, err := h.authCache.SignedIn(ctx, store.HashToken(secret), h.now())
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			h.clearCookie(c, sessionCookie)
@@ -90,6 +90,21 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 		h.setCookie(c, preCSRFCookie, v.csrf, time.Time{})
 	}
 	return c.Next()
+}
+
+// forgetAuthAfterChange empties the auth cache after every request that
+// may change data (any method but GET, HEAD and OPTIONS), before its
+// response leaves: a sign-out, a removed member or a revoked token is
+// refused by this process from the next request on, without waiting for
+// Postgres's notification (which other serve processes act on).
+func (h *handler) forgetAuthAfterChange(c *fiber.Ctx) error {
+	err := c.Next()
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+	default:
+		h.authCache.Forget()
+	}
+	return err
 }
 
 func (h *handler) loadMember(c *fiber.Ctx, v *visitor, in store.SignedIn) error {
@@ -113,6 +128,7 @@ func (h *handler) loadMember(c *fiber.Ctx, v *visitor, in store.SignedIn) error 
 		if err := h.store.TouchSession(ctx, sess.ID, now.Add(sessionTTL)); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
+		h.authCache.SessionTouched(sess.ID, now, now.Add(sessionTTL))
 	}
 	return nil
 }

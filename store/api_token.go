@@ -110,12 +110,23 @@ func (s *Store) AuthenticateAPIToken(ctx context.Context, tokenHash []byte, now 
 	if role != nil {
 		t.CreatorRole = Role(*role)
 	}
-	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= lastUsedGranularity {
-		if _, err := s.db.Exec(ctx, `
-			UPDATE api_tokens SET last_used_at = $3 WHERE team_id = $1 AND id = $2`, t.TeamID, t.ID, now); err != nil {
-			return APIToken{}, wrap(op, err)
-		}
-		t.LastUsedAt = &now
+	if err := s.NoteAPITokenUse(ctx, &t, now); err != nil {
+		return APIToken{}, wrap(op, err)
 	}
 	return t, nil
+}
+
+// NoteAPITokenUse records that t was used at now, at most once per
+// lastUsedGranularity (t.LastUsedAt says when it last was), and updates
+// t.LastUsedAt when it writes.
+func (s *Store) NoteAPITokenUse(ctx context.Context, t *APIToken, now time.Time) error {
+	if t.LastUsedAt != nil && now.Sub(*t.LastUsedAt) < lastUsedGranularity {
+		return nil
+	}
+	if _, err := s.db.Exec(ctx, `
+		UPDATE api_tokens SET last_used_at = $3 WHERE team_id = $1 AND id = $2`, t.TeamID, t.ID, now); err != nil {
+		return wrap("note api token use", err)
+	}
+	t.LastUsedAt = &now
+	return nil
 }

@@ -19,13 +19,16 @@ import (
 	"github.com/slipwayhq/slipway/notify"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/authcache"
 )
 
 // Config is what the API needs.
 type Config struct {
-	Store  *store.Store
-	Logger *slog.Logger
-	Now    func() time.Time
+	Store *store.Store
+	// AuthCache answers the token lookup; nil reads Postgres every time.
+	AuthCache *authcache.Cache
+	Logger    *slog.Logger
+	Now       func() time.Time
 	// Jobs queues deployments; Runtime reads Docker for the status
 	// endpoint. Either may be nil: the routes then say what is missing.
 	Jobs    JobInserter
@@ -48,21 +51,25 @@ type Config struct {
 }
 
 type handler struct {
-	store    *store.Store
-	log      *slog.Logger
-	now      func() time.Time
-	jobs     JobInserter
-	runtime  RuntimeReader
-	secrets  *secrets.Service
-	previews *service.Previews
-	fileURLs bool
-	notify   *notify.Service
-	logs     ServiceLogReader
+	store     *store.Store
+	authCache *authcache.Cache
+	log       *slog.Logger
+	now       func() time.Time
+	jobs      JobInserter
+	runtime   RuntimeReader
+	secrets   *secrets.Service
+	previews  *service.Previews
+	fileURLs  bool
+	notify    *notify.Service
+	logs      ServiceLogReader
 }
 
 // Register mounts the API's routes on r (the /api/v1 group).
 func Register(r fiber.Router, cfg Config) {
-	h := &handler{store: cfg.Store, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, notify: cfg.Notifications, logs: cfg.Logs}
+	if cfg.AuthCache == nil {
+		cfg.AuthCache = authcache.New(cfg.Store, cfg.Logger)
+	}
+	h := &handler{store: cfg.Store, authCache: cfg.AuthCache, log: cfg.Logger, now: cfg.Now, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, notify: cfg.Notifications, logs: cfg.Logs}
 	// The API description is public, so it is mounted before authentication.
 	r.Get("/openapi.json", openAPIShow)
 	r.Use(h.authenticate)
@@ -142,7 +149,7 @@ func (h *handler) authenticate(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="slipway"`)
 		return WriteError(c, http.StatusUnauthorized, "token_missing", "send an API token as Authorization: Bearer slw_…", nil)
 	}
-	tok, err := h.store.AuthenticateAPIToken(ctx, store.HashToken(secret), h.now())
+	tok, err := h.authCache.APIToken(ctx, store.HashToken(secret), h.now())
 	invalid := func() error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="slipway", error="invalid_token"`)
 		return WriteError(c, http.StatusUnauthorized, "token_invalid", "the API token is unknown or revoked", nil)

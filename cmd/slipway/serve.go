@@ -18,6 +18,7 @@ import (
 	"github.com/slipwayhq/slipway/runtime/build"
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/authcache"
 )
 
 const envDatabaseURL = "DATABASE_URL"
@@ -129,8 +130,13 @@ func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpoo
 }
 
 // serveHTTP runs the dashboard and API on ln until ctx ends, then drains
-// requests for up to 10 seconds.
+// requests for up to 10 seconds. Sessions and tokens are cached while the
+// cache listens for their changes (store/authcache).
 func serveHTTP(ctx context.Context, ln net.Listener, cfg app.Config) error {
+	if cfg.AuthCache == nil {
+		cfg.AuthCache = authcache.New(cfg.Store, cfg.Logger)
+		go cfg.AuthCache.Run(ctx)
+	}
 	f := app.New(cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- f.Listener(ln) }()

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// AuthChannel is the notification channel migration 0027's triggers notify
+// when a session, user, membership, team or API token changes in a way
+// that could change what a cookie or token resolves to.
+const AuthChannel = "slipway_auth"
+
+// ListenAuthChanges holds a connection (with the pool's settings, outside
+// the pool) listening on AuthChannel. It calls listening once the listen is
+// in place and changed for every notification (with its payload, empty
+// from the triggers), and returns when ctx ends (nil) or the connection
+// fails. Notifications arrive when the changing transaction commits.
+func (s *Store) ListenAuthChanges(ctx context.Context, listening func(), changed func(payload string)) error {
+	const op = "listen for auth changes"
+	if s.pool == nil {
+		return wrap(op, errors.New("the store has no pool (inside a transaction)"))
+	}
+	// A connection of its own, beside the pool: it listens for as long as
+	// serve runs, and must not take one of a small pool's connections.
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return listenEnd(ctx, op, err)
+	}
+	defer func() {
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = conn.Close(closing)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+AuthChannel); err != nil {
+		return listenEnd(ctx, op, err)
+	}
+	listening()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return listenEnd(ctx, op, err)
+		}
+		changed(n.Payload)
+	}
+}
+
+// listenEnd is nil when ctx ended (the caller stopped listening), err
+// wrapped otherwise.
+func listenEnd(ctx context.Context, op string, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return wrap(op, err)
+}

@@ -1,0 +1,242 @@
+package authcache
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/slipwayhq/slipway/store"
+	"github.com/slipwayhq/slipway/store/storetest"
+)
+
+// signedIn is a user in a team with a session an hour long.
+type signedIn struct {
+	st      *store.Store
+	user    store.User
+	session []byte
+}
+
+func newSignedIn(t *testing.T) signedIn {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.NewSchema(t)
+	tn := storetest.NewTenant(t, st, "acme", "web")
+	u, err := st.CreateUser(ctx, "ann@example.com", "Ann", "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddMember(ctx, tn.Team.ID, u.ID, store.RoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	id := store.HashToken("cookie")
+	if _, err := st.CreateSession(ctx, store.Session{ID: id, UserID: u.ID, CurrentTeamID: tn.Team.ID,
+		CSRFSecret: make([]byte, 32), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	return signedIn{st: st, user: u, session: id}
+}
+
+// renameQuietly renames the user with the users trigger off: a change the
+// cache is not told about.
+func (s signedIn) renameQuietly(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`ALTER TABLE users DISABLE TRIGGER users_auth_changed`,
+		`UPDATE users SET name = '` + name + `'`,
+		`ALTER TABLE users ENABLE TRIGGER users_auth_changed`,
+	} {
+		if _, err := s.st.Pool().Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (s signedIn) name(t *testing.T, c *Cache) string {
+	t.Helper()
+	in, err := c.SignedIn(context.Background(), s.session, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.User.Name
+}
+
+func run(t *testing.T, c *Cache) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "the cache to listen", c.Listening)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestCache_NotListeningPassesThrough(t *testing.T) {
+	s := newSignedIn(t)
+	c := New(s.st, nil)
+	if got := s.name(t, c); got != "Ann" {
+		t.Fatalf("name %q", got)
+	}
+	s.renameQuietly(t, "Bea")
+	if got := s.name(t, c); got != "Bea" {
+		t.Errorf("a cache that is not listening answered %q from memory", got)
+	}
+}
+
+func TestCache_AnswersUntilNotified(t *testing.T) {
+	s := newSignedIn(t)
+	c := New(s.st, nil)
+	run(t, c)
+	if got := s.name(t, c); got != "Ann" {
+		t.Fatalf("name %q", got)
+	}
+	s.renameQuietly(t, "Bea")
+	if got := s.name(t, c); got != "Ann" {
+		t.Fatalf("a listening cache read Postgres again (%q)", got)
+	}
+	if _, err := s.st.Pool().Exec(context.Background(), `SELECT pg_notify($1, '')`, store.AuthChannel); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the notification to drop the entry", func() bool { return s.name(t, c) == "Bea" })
+
+	// Signing out notifies too: the cookie stops working.
+	if err := s.st.DeleteSession(context.Background(), s.session); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the signed-out session to be refused", func() bool {
+		_, err := c.SignedIn(context.Background(), s.session, time.Now())
+		return errors.Is(err, store.ErrNotFound)
+	})
+}
+
+func TestCache_LostListenDropsAndReconnects(t *testing.T) {
+	s := newSignedIn(t)
+	c := New(s.st, nil)
+	run(t, c)
+	s.name(t, c)
+	c.mu.Lock()
+	before := c.generation
+	c.mu.Unlock()
+	ctx := context.Background()
+	if _, err := s.st.Pool().Exec(ctx, `
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+store.AuthChannel+`'`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lost listen to drop the cache", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.generation != before
+	})
+	// Changes made while nobody listens are never answered from memory:
+	// the entry went with the connection, and nothing is kept until the
+	// listen is back.
+	s.renameQuietly(t, "Bea")
+	waitFor(t, "the listen to come back", c.Listening)
+	if got := s.name(t, c); got != "Bea" {
+		t.Errorf("after a lost listen the cache answered %q", got)
+	}
+}
+
+func TestCache_LookupThatSpansADropKeepsNothing(t *testing.T) {
+	c := New(nil, nil)
+	c.listening = true
+	m := map[string]entry[string]{}
+	v, err := lookup(c, m, "k", time.Now(), func(string) bool { return true }, func() (string, error) {
+		c.Forget() // a notification arrives while the lookup reads Postgres
+		return "stale", nil
+	})
+	if v != "stale" || err != nil {
+		t.Fatalf("lookup = %q, %v", v, err)
+	}
+	if len(m) != 0 {
+		t.Errorf("an answer read before a drop was kept: %v", m)
+	}
+}
+
+func TestCache_ExpiredOrOldEntriesAreNotUsed(t *testing.T) {
+	c := New(nil, nil)
+	c.listening = true
+	now := time.Now()
+	valid := func(expires time.Time) bool { return expires.After(now) }
+	fetched := 0
+	fetch := func() (time.Time, error) { fetched++; return time.Time{}, store.ErrNotFound }
+	m := map[string]entry[time.Time]{
+		"expired": {value: now.Add(-time.Second), added: now},
+		"old":     {value: now.Add(time.Hour), added: now.Add(-MaxAge)},
+		"fresh":   {value: now.Add(time.Hour), added: now},
+	}
+	for _, key := range []string{"expired", "old"} {
+		if _, err := lookup(c, m, key, now, valid, fetch); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s entry: %v, want Postgres's answer", key, err)
+		}
+	}
+	if _, err := lookup(c, m, "fresh", now, valid, fetch); err != nil || fetched != 2 {
+		t.Errorf("fresh entry: %v after %d reads", err, fetched)
+	}
+}
+
+func TestCache_TokenUseIsStampedOnHits(t *testing.T) {
+	s := newSignedIn(t)
+	ctx := context.Background()
+	in, err := s.st.GetSignedIn(ctx, s.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := store.HashToken("slw_token")
+	tok, err := s.st.CreateAPIToken(ctx, in.Teams[0].Team.ID, store.APITokenParams{Name: "ci", TokenHash: hash, Scopes: []string{"apps:read"}, CreatedBy: s.user.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(s.st, nil)
+	run(t, c)
+	now := time.Now().Truncate(time.Second)
+	if _, err := c.APIToken(ctx, hash, now); err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(2 * time.Minute)
+	got, err := c.APIToken(ctx, hash, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(later) {
+		t.Errorf("answer's last use %v, want %v", got.LastUsedAt, later)
+	}
+	stored, err := s.st.GetAPIToken(ctx, tok.TeamID, tok.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(later) {
+		t.Errorf("stored last use %v, want %v (a use answered from memory must still be recorded)", stored.LastUsedAt, later)
+	}
+}
+
+func TestCache_TouchedSessionIsNotTouchedAgain(t *testing.T) {
+	s := newSignedIn(t)
+	c := New(s.st, nil)
+	run(t, c)
+	ctx := context.Background()
+	s.name(t, c)
+	seen, expires := time.Now().Add(time.Minute), time.Now().Add(2*time.Hour)
+	if err := s.st.TouchSession(ctx, s.session, expires); err != nil {
+		t.Fatal(err)
+	}
+	c.SessionTouched(s.session, seen, expires)
+	in, err := c.SignedIn(ctx, s.session, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.Session.LastSeenAt.Equal(seen) || !in.Session.ExpiresAt.Equal(expires) {
+		t.Errorf("kept session seen %v expiring %v; want %v, %v", in.Session.LastSeenAt, in.Session.ExpiresAt, seen, expires)
+	}
+}
