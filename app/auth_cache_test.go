@@ -57,7 +57,9 @@ func TestAuthCache_RevocationReachesEveryProcess(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	list := func(f *fiber.App, secret string) int { return status(f, http.MethodGet, "/api/v1/applications", secret) }
+	list := func(f *fiber.App, secret string) int {
+		return status(f, http.MethodGet, "/api/v1/applications", secret)
+	}
 	_, admin := token("admin")
 	quiet, quietSecret := token("quiet")
 	// The processes start listening after the set-up above has committed,

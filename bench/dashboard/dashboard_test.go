@@ -116,7 +116,7 @@ type result struct {
 	// machinePerReq is the whole machine's busy CPU time per successful
 	// request (this process, Postgres and anything else running).
 	machinePerReq float64
-	p50, p99  time.Duration
+	p50, p99      time.Duration
 }
 
 // processCPU is the CPU time this process has used, user and system.
