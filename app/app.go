@@ -19,6 +19,7 @@ import (
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/authcache"
+	"github.com/slipwayhq/slipway/store/changecache"
 )
 
 // BodyLimit bounds every request body. Manifest uploads get a tighter limit
@@ -69,6 +70,10 @@ type Config struct {
 	// AuthCache answers session and token lookups between changes (serve
 	// passes one it runs); nil reads Postgres on every request.
 	AuthCache *authcache.Cache
+	// TeamReads keeps what the applications list and the Overview read of
+	// a team between changes to it: a store/changecache on
+	// store.TeamDataChannel that serve runs; nil reads Postgres every time.
+	TeamReads *changecache.Cache
 	// PublicURL is where people reach the dashboard (config public_url),
 	// shown in snippets to copy; "" uses each request's own address.
 	PublicURL string
@@ -100,10 +105,13 @@ func New(cfg Config) *fiber.App {
 	if cfg.AuthCache == nil {
 		cfg.AuthCache = authcache.New(cfg.Store, cfg.Logger)
 	}
+	if cfg.TeamReads == nil {
+		cfg.TeamReads = changecache.New(cfg.Store, store.TeamDataChannel, cfg.Logger)
+	}
 	if cfg.LoginLimiter == nil {
 		cfg.LoginLimiter = NewMemoryLimiter(5, time.Minute, cfg.Now)
 	}
-	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, authCache: cfg.AuthCache, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications,
+	h := &handler{store: cfg.Store, log: cfg.Logger, argon: cfg.Argon2, secure: cfg.SecureCookies, limiter: cfg.LoginLimiter, now: cfg.Now, authCache: cfg.AuthCache, teamReads: cfg.TeamReads, jobs: cfg.Jobs, runtime: cfg.Runtime, secrets: cfg.Secrets, logs: cfg.Logs, previews: cfg.Previews, fileURLs: cfg.AllowFileURLs, public: cfg.PublicURL, notify: cfg.Notifications,
 		manifests: newManifestSummaries(manifestSummaryCacheSize)}
 	h.csp = contentSecurityPolicy(githubFormActions(cfg.GitHub))
 	// A login for an unknown e-mail verifies against this hash, so it costs
@@ -134,6 +142,9 @@ type handler struct {
 	now     func() time.Time
 	// authCache answers the session lookup (Config.AuthCache).
 	authCache *authcache.Cache
+	// teamReads keeps the busiest pages' reads (Config.TeamReads,
+	// team_reads.go).
+	teamReads *changecache.Cache
 	jobs      JobInserter
 	runtime   RuntimeReader // nil: pages show the manifest's replica counts only
 	secrets   *secrets.Service

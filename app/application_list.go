@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"slices"
@@ -31,7 +30,7 @@ func (h *handler) applicationList(c *fiber.Ctx) error {
 	if c.Query("example") != "" {
 		editor.Source, editor.Starter = starterManifest("my-app", h.publicURL(c)), true
 	}
-	steps, err := h.gettingStarted(c.UserContext(), visitorOf(c).current.Team.ID)
+	steps, err := h.gettingStarted(c, visitorOf(c).current.Team.ID)
 	if err != nil {
 		return err
 	}
@@ -64,18 +63,23 @@ func (h *handler) applicationListing(c *fiber.Ctx, f partial.ApplicationFilter) 
 	if f.Page > 1 && q.Offset/applicationPageSize != f.Page-1 {
 		q.Offset = math.MaxInt32
 	}
-	p, err := h.store.ListApplicationPage(ctx, teamID, q)
+	list := func(q store.ApplicationQuery) (store.ApplicationPage, error) {
+		return teamRead(h, c, teamID, readKey("applications", q.Name, q.State, q.After, q.Limit, q.Offset), func() (store.ApplicationPage, error) {
+			return h.store.ListApplicationPage(ctx, teamID, q)
+		})
+	}
+	p, err := list(q)
 	if err != nil {
 		return partial.ApplicationListing{}, err
 	}
 	if len(p.Applications) == 0 && p.Total > 0 {
 		f.Page = (p.Total + applicationPageSize - 1) / applicationPageSize
 		q.Offset = (f.Page - 1) * applicationPageSize
-		if p, err = h.store.ListApplicationPage(ctx, teamID, q); err != nil {
+		if p, err = list(q); err != nil {
 			return partial.ApplicationListing{}, err
 		}
 	}
-	rows, err := h.applicationRows(ctx, teamID, p.Applications)
+	rows, err := h.applicationRows(c, teamID, p.Applications)
 	return partial.ApplicationListing{Rows: rows, Filter: f, Total: p.Total, PageSize: applicationPageSize}, err
 }
 
@@ -91,7 +95,8 @@ const shortCommitLength = 7
 // their number, as their environments with their newest deployments (and
 // those deployments' commits) are read for all of them at once, and the
 // members who deployed only when something was deployed.
-func (h *handler) applicationRows(ctx context.Context, teamID string, apps []store.Application) ([]partial.ApplicationRow, error) {
+func (h *handler) applicationRows(c *fiber.Ctx, teamID string, apps []store.Application) ([]partial.ApplicationRow, error) {
+	ctx := c.UserContext()
 	if len(apps) == 0 {
 		return nil, nil
 	}
@@ -99,7 +104,9 @@ func (h *handler) applicationRows(ctx context.Context, teamID string, apps []sto
 	for i, a := range apps {
 		ids[i] = a.ID
 	}
-	envs, err := h.store.ListEnvironmentsLatest(ctx, teamID, ids)
+	envs, err := teamRead(h, c, teamID, readKey("environments-latest", ids), func() ([]store.EnvironmentLatest, error) {
+		return h.store.ListEnvironmentsLatest(ctx, teamID, ids)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +115,7 @@ func (h *handler) applicationRows(ctx context.Context, teamID string, apps []sto
 	for _, e := range envs {
 		byApp[e.ApplicationID] = append(byApp[e.ApplicationID], e)
 		if e.Latest != nil && who == nil {
-			if who, err = h.people(ctx, teamID); err != nil {
+			if who, err = teamRead(h, c, teamID, "people", func() (people, error) { return h.people(ctx, teamID) }); err != nil {
 				return nil, err
 			}
 		}

@@ -12,7 +12,8 @@ import (
 
 // applicationShow is the application's Overview tab.
 func (h *handler) applicationShow(c *fiber.Ctx) error {
-	a, err := h.store.GetApplication(c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app"))
+	ctx, teamID, ref := c.UserContext(), visitorOf(c).current.Team.ID, c.Params("app")
+	a, err := teamRead(h, c, teamID, readKey("application", ref), func() (store.Application, error) { return h.store.GetApplication(ctx, teamID, ref) })
 	if err != nil {
 		return err
 	}
@@ -38,11 +39,15 @@ type environmentsOf struct {
 // two queries whatever the number of environments and deployments.
 func (h *handler) environmentPage(c *fiber.Ctx, a store.Application, tab string) (environmentsOf, error) {
 	ctx := c.UserContext()
-	envs, err := h.store.ListEnvironments(ctx, a.TeamID, a.ID)
+	envs, err := teamRead(h, c, a.TeamID, readKey("environments", a.ID), func() ([]store.Environment, error) {
+		return h.store.ListEnvironments(ctx, a.TeamID, a.ID)
+	})
 	if err != nil {
 		return environmentsOf{}, err
 	}
-	current, err := h.store.CurrentDeploymentsOf(ctx, a.TeamID, a.ID)
+	current, err := teamRead(h, c, a.TeamID, readKey("current-deployments", a.ID), func() (map[string]store.CurrentDeployments, error) {
+		return h.store.CurrentDeploymentsOf(ctx, a.TeamID, a.ID)
+	})
 	if err != nil {
 		return environmentsOf{}, err
 	}

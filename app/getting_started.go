@@ -1,7 +1,7 @@
 package app
 
 import (
-	"context"
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/partial"
@@ -9,8 +9,9 @@ import (
 
 // gettingStarted is the team's first-steps checklist, each step ticked
 // from what the team has really done; nil once every step is done.
-func (h *handler) gettingStarted(ctx context.Context, teamID string) ([]partial.ChecklistItem, error) {
-	p, err := h.store.GetTeamProgress(ctx, teamID)
+func (h *handler) gettingStarted(c *fiber.Ctx, teamID string) ([]partial.ChecklistItem, error) {
+	ctx := c.UserContext()
+	p, err := teamRead(h, c, teamID, "progress", func() (store.TeamProgress, error) { return h.store.GetTeamProgress(ctx, teamID) })
 	if err != nil || p.Done() {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/views/page"
 )
 
@@ -20,7 +21,9 @@ func (h *handler) addCertificates(c *fiber.Ctx, teamID string, envs []page.Envir
 		if len(e.Routes) == 0 {
 			continue
 		}
-		certs, err := h.store.ListEnvironmentCertificates(c.UserContext(), teamID, e.ID)
+		certs, err := teamRead(h, c, teamID, readKey("certificates", e.ID), func() (map[string]store.RouteCertificate, error) {
+			return h.store.ListEnvironmentCertificates(c.UserContext(), teamID, e.ID)
+		})
 		if err != nil {
 			h.log.WarnContext(c.UserContext(), "certificate states unavailable", "environment", e.ID, "err", err)
 			continue

@@ -16,7 +16,7 @@ import (
 // routes registers every route of the dashboard, the API and the
 // endpoints beside them, in the order their middleware applies.
 func (h *handler) routes(f *fiber.App, cfg Config) {
-	f.Use(recover.New(), h.securityHeaders, h.forgetAuthAfterChange)
+	f.Use(recover.New(), h.securityHeaders, h.forgetAfterChange)
 	f.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	f.Get("/healthz", h.healthShow)
 	f.Get(schemaPath, h.manifestSchema)

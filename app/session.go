@@ -92,17 +92,17 @@ func (h *handler) loadSession(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// forgetAuthAfterChange empties the auth cache after every request that
-// may change data (any method but GET, HEAD and OPTIONS), before its
-// response leaves: a sign-out, a removed member or a revoked token is
-// refused by this process from the next request on, without waiting for
-// Postgres's notification (which other serve processes act on).
-func (h *handler) forgetAuthAfterChange(c *fiber.Ctx) error {
+// forgetAfterChange empties the auth cache and the team reads after every
+// request that may change data (any method but GET, HEAD and OPTIONS),
+// before its response leaves: a sign-out, a removed member or a revoked
+// token is refused by this process from the next request on, and its pages
+// show what the request changed, without waiting for Postgres's
+// notifications (which other serve processes act on).
+func (h *handler) forgetAfterChange(c *fiber.Ctx) error {
 	err := c.Next()
-	switch c.Method() {
-	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
-	default:
+	if !safeMethod(c.Method()) {
 		h.authCache.Forget()
+		h.teamReads.Forget("")
 	}
 	return err
 }

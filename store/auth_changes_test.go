@@ -9,43 +9,44 @@ import (
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
-// authListener listens on store.AuthChannel for a test: next returns the
-// next notification's payload.
-type authListener struct {
+// changeListener listens on a channel for a test: next returns the next
+// notification's payload.
+type changeListener struct {
 	t        *testing.T
+	channel  string
 	payloads chan string
 }
 
-func listenAuth(t *testing.T, st *store.Store) *authListener {
+func listenChanges(t *testing.T, st *store.Store, channel string) *changeListener {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan struct{})
-	l := &authListener{t: t, payloads: make(chan string, 100)}
+	l := &changeListener{t: t, channel: channel, payloads: make(chan string, 100)}
 	done := make(chan error, 1)
 	go func() {
-		done <- st.ListenAuthChanges(ctx, func() { close(listening) }, func(p string) { l.payloads <- p })
+		done <- st.Listen(ctx, channel, func() { close(listening) }, func(p string) { l.payloads <- p })
 	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ListenAuthChanges after cancel: %v", err)
+			t.Errorf("Listen after cancel: %v", err)
 		}
 	})
 	select {
 	case <-listening:
 	case err := <-done:
-		t.Fatalf("ListenAuthChanges: %v", err)
+		t.Fatalf("Listen: %v", err)
 	}
 	return l
 }
 
-func (l *authListener) next(what string) string {
+func (l *changeListener) next(what string) string {
 	l.t.Helper()
 	select {
 	case p := <-l.payloads:
 		return p
 	case <-time.After(30 * time.Second):
-		l.t.Fatalf("%s: no notification on %s", what, store.AuthChannel)
+		l.t.Fatalf("%s: no notification on %s", what, l.channel)
 		return ""
 	}
 }
@@ -58,7 +59,7 @@ func (l *authListener) next(what string) string {
 func TestAuthChanges_NotifyWhatChangesAnAnswer(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.NewSchema(t)
-	l := listenAuth(t, st)
+	l := listenChanges(t, st, store.AuthChannel)
 	tn := storetest.NewTenant(t, st, "acme", "web")
 	marker := func() {
 		t.Helper()

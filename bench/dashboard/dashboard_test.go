@@ -23,6 +23,7 @@ import (
 	"github.com/slipwayhq/slipway/app/service"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/authcache"
+	"github.com/slipwayhq/slipway/store/changecache"
 	"github.com/slipwayhq/slipway/store/storetest"
 )
 
@@ -45,17 +46,19 @@ func BenchmarkDashboard(b *testing.B) {
 	callers, owner := seed(b, ctx, st)
 	bigApp := seedBigApplication(b, ctx, st, owner.team, owner.user)
 
-	// As serve does: sessions and tokens are cached while the cache
-	// listens for their changes.
+	// As serve does: sessions and tokens, and what the busiest pages read
+	// of a team, are kept while serve listens for their changes.
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	listenCtx, stopListening := context.WithCancel(ctx)
 	defer stopListening()
-	cache := authcache.New(st, logger)
-	go cache.Run(listenCtx)
-	for !cache.Listening() {
+	authCache := authcache.New(st, logger)
+	teamReads := changecache.New(st, store.TeamDataChannel, logger)
+	go authCache.Run(listenCtx)
+	go teamReads.Run(listenCtx)
+	for !authCache.Listening() || !teamReads.Listening() {
 		time.Sleep(10 * time.Millisecond)
 	}
-	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, AuthCache: cache})
+	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, AuthCache: authCache, TeamReads: teamReads})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -4,7 +4,7 @@
 // the same process, printing p50/p99 latency, requests per second, CPU per
 // request (this process's, and the whole machine's, Postgres included),
 // and the pages' p99 as a multiple of the static asset's (target: under
-// 5×). The dashboard runs with a listening auth cache, as serve does.
+// 5×). The dashboard runs with its caches listening, as serve does.
 //
 // Run it with `make bench` or
 // `go test -run '^$' -bench Dashboard ./bench/dashboard` (DATABASE_URL set);

@@ -19,6 +19,7 @@ import (
 	"github.com/slipwayhq/slipway/secrets"
 	"github.com/slipwayhq/slipway/store"
 	"github.com/slipwayhq/slipway/store/authcache"
+	"github.com/slipwayhq/slipway/store/changecache"
 )
 
 const envDatabaseURL = "DATABASE_URL"
@@ -130,12 +131,17 @@ func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpoo
 }
 
 // serveHTTP runs the dashboard and API on ln until ctx ends, then drains
-// requests for up to 10 seconds. Sessions and tokens are cached while the
-// cache listens for their changes (store/authcache).
+// requests for up to 10 seconds. Sessions and tokens, and what the busiest
+// pages read of a team, are kept while serve listens for their changes
+// (store/authcache, store/changecache).
 func serveHTTP(ctx context.Context, ln net.Listener, cfg app.Config) error {
 	if cfg.AuthCache == nil {
 		cfg.AuthCache = authcache.New(cfg.Store, cfg.Logger)
 		go cfg.AuthCache.Run(ctx)
+	}
+	if cfg.TeamReads == nil {
+		cfg.TeamReads = changecache.New(cfg.Store, store.TeamDataChannel, cfg.Logger)
+		go cfg.TeamReads.Run(ctx)
 	}
 	f := app.New(cfg)
 	errc := make(chan error, 1)

@@ -63,6 +63,7 @@ func (s signedIn) name(t *testing.T, c *Cache) string {
 }
 
 func run(t *testing.T, c *Cache) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
@@ -117,73 +118,6 @@ func TestCache_AnswersUntilNotified(t *testing.T) {
 		_, err := c.SignedIn(context.Background(), s.session, time.Now())
 		return errors.Is(err, store.ErrNotFound)
 	})
-}
-
-func TestCache_LostListenDropsAndReconnects(t *testing.T) {
-	s := newSignedIn(t)
-	c := New(s.st, nil)
-	run(t, c)
-	s.name(t, c)
-	c.mu.Lock()
-	before := c.generation
-	c.mu.Unlock()
-	ctx := context.Background()
-	if _, err := s.st.Pool().Exec(ctx, `
-		SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE datname = current_database() AND query = 'LISTEN `+store.AuthChannel+`'`); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the lost listen to drop the cache", func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.generation != before
-	})
-	// Changes made while nobody listens are never answered from memory:
-	// the entry went with the connection, and nothing is kept until the
-	// listen is back.
-	s.renameQuietly(t, "Bea")
-	waitFor(t, "the listen to come back", c.Listening)
-	if got := s.name(t, c); got != "Bea" {
-		t.Errorf("after a lost listen the cache answered %q", got)
-	}
-}
-
-func TestCache_LookupThatSpansADropKeepsNothing(t *testing.T) {
-	c := New(nil, nil)
-	c.listening = true
-	m := map[string]entry[string]{}
-	v, err := lookup(c, m, "k", time.Now(), func(string) bool { return true }, func() (string, error) {
-		c.Forget() // a notification arrives while the lookup reads Postgres
-		return "stale", nil
-	})
-	if v != "stale" || err != nil {
-		t.Fatalf("lookup = %q, %v", v, err)
-	}
-	if len(m) != 0 {
-		t.Errorf("an answer read before a drop was kept: %v", m)
-	}
-}
-
-func TestCache_ExpiredOrOldEntriesAreNotUsed(t *testing.T) {
-	c := New(nil, nil)
-	c.listening = true
-	now := time.Now()
-	valid := func(expires time.Time) bool { return expires.After(now) }
-	fetched := 0
-	fetch := func() (time.Time, error) { fetched++; return time.Time{}, store.ErrNotFound }
-	m := map[string]entry[time.Time]{
-		"expired": {value: now.Add(-time.Second), added: now},
-		"old":     {value: now.Add(time.Hour), added: now.Add(-MaxAge)},
-		"fresh":   {value: now.Add(time.Hour), added: now},
-	}
-	for _, key := range []string{"expired", "old"} {
-		if _, err := lookup(c, m, key, now, valid, fetch); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("%s entry: %v, want Postgres's answer", key, err)
-		}
-	}
-	if _, err := lookup(c, m, "fresh", now, valid, fetch); err != nil || fetched != 2 {
-		t.Errorf("fresh entry: %v after %d reads", err, fetched)
-	}
 }
 
 func TestCache_TokenUseIsStampedOnHits(t *testing.T) {

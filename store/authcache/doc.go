@@ -2,15 +2,11 @@
 // or an API token resolved to, so that a page or an API call does not read
 // the session or token from Postgres on every request.
 //
-// The cache is only trusted while it listens: Run holds a connection
-// listening on store.AuthChannel, where Postgres triggers notify every
-// change to sessions, users, memberships, teams and API tokens that could
-// change an answer (migration 0027); each notification, and Forget, drops
-// everything. Before the listen is in place, and whenever the connection
-// is lost, every lookup goes to Postgres and nothing is kept. A lookup that
-// began before a drop never stores its (possibly stale) answer after it. An
-// entry also ends at its session's or token's expiry and after MaxAge
-// whatever happens.
+// It is a store/changecache listening on store.AuthChannel, where Postgres
+// triggers notify every change to sessions, users, memberships, teams and
+// API tokens that could change an answer (migration 0027); each
+// notification, and Forget, drops everything. An entry also ends at its
+// session's or token's expiry.
 //
 // It must not import app, views or Fiber: app and app/api both use it.
 package authcache

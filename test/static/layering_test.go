@@ -59,6 +59,7 @@ var layerRules = []layerRule{
 	{pkg: "app/webhook", forbid: []string{"app/service", "app/api", "views", "runtime", "cmd"}},
 	{pkg: "app/auth", forbid: []string{module + "/", fiber}},
 	{pkg: "store/authcache", forbid: []string{"app", "views", fiber}},
+	{pkg: "store/changecache", forbid: []string{"app", "views", fiber}},
 	{pkg: "app/api/client", forbid: []string{"store", "views", "app/service"}},
 	{pkg: "app/...", forbid: []string{"cmd"}},
 	{pkg: "app", forbid: []string{"runtime", "cmd"}},

@@ -10,16 +10,24 @@ import (
 
 // AuthChannel is the notification channel migration 0027's triggers notify
 // when a session, user, membership, team or API token changes in a way
-// that could change what a cookie or token resolves to.
+// that could change what a cookie or token resolves to. The payload is
+// empty.
 const AuthChannel = "slipway_auth"
 
-// ListenAuthChanges holds a connection (with the pool's settings, outside
-// the pool) listening on AuthChannel. It calls listening once the listen is
-// in place and changed for every notification (with its payload, empty
-// from the triggers), and returns when ctx ends (nil) or the connection
-// fails. Notifications arrive when the changing transaction commits.
-func (s *Store) ListenAuthChanges(ctx context.Context, listening func(), changed func(payload string)) error {
-	const op = "listen for auth changes"
+// TeamDataChannel is the notification channel migration 0028's triggers
+// notify when what the dashboard's applications list or Overview shows of
+// a team may have changed: the payload is the team's id, or empty when
+// every team's may have (a user's name or e-mail).
+const TeamDataChannel = "slipway_team_data"
+
+// Listen holds a connection (with the pool's settings, outside the pool)
+// listening on channel (AuthChannel, TeamDataChannel). It calls listening
+// once the listen is in place and changed for every notification with its
+// payload, and returns when ctx ends (nil) or the connection fails.
+// Notifications arrive when the changing transaction commits, in commit
+// order.
+func (s *Store) Listen(ctx context.Context, channel string, listening func(), changed func(payload string)) error {
+	op := "listen on " + channel
 	if s.pool == nil {
 		return wrap(op, errors.New("the store has no pool (inside a transaction)"))
 	}
@@ -34,7 +42,7 @@ func (s *Store) ListenAuthChanges(ctx context.Context, listening func(), changed
 		defer cancel()
 		_ = conn.Close(closing)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+AuthChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return listenEnd(ctx, op, err)
 	}
 	listening()
