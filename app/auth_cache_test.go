@@ -27,10 +27,7 @@ func TestAuthCache_RevocationReachesEveryProcess(t *testing.T) {
 	st := storetest.NewSchema(t)
 	start := func() *fiber.App {
 		cache := authcache.New(st, slog.New(slog.DiscardHandler))
-		listenCtx, stop := context.WithCancel(ctx)
-		t.Cleanup(stop)
-		go cache.Run(listenCtx)
-		waitFor(t, "the auth cache to listen", cache.Listening)
+		storetest.RunListening(t, cache.Run, cache.Listening)
 		return app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: slog.New(slog.DiscardHandler), AuthCache: cache})
 	}
 
@@ -89,7 +86,7 @@ func TestAuthCache_RevocationReachesEveryProcess(t *testing.T) {
 	}
 	exec(`SELECT pg_notify($1, '')`, store.AuthChannel)
 	for name, f := range map[string]*fiber.App{"a": a, "b": b} {
-		waitFor(t, "process "+name+" to refuse the token after the notification", func() bool { return list(f, quietSecret) == http.StatusUnauthorized })
+		storetest.WaitFor(t, "process "+name+" to refuse the token after the notification", func() bool { return list(f, quietSecret) == http.StatusUnauthorized })
 	}
 
 	// A revocation through the API: refused by the process that made it
@@ -106,17 +103,5 @@ func TestAuthCache_RevocationReachesEveryProcess(t *testing.T) {
 	if got := list(a, ciSecret); got != http.StatusUnauthorized {
 		t.Errorf("the process that revoked the token answered %d for it", got)
 	}
-	waitFor(t, "process b to refuse the revoked token", func() bool { return list(b, ciSecret) == http.StatusUnauthorized })
-}
-
-// waitFor polls cond until it holds, failing the test after a minute.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	storetest.WaitFor(t, "process b to refuse the revoked token", func() bool { return list(b, ciSecret) == http.StatusUnauthorized })
 }

@@ -48,11 +48,8 @@ func TestTeamReads_PagesFollowEveryChange(t *testing.T) {
 	start := func() *fiber.App {
 		logger := slog.New(slog.DiscardHandler)
 		auths, reads := authcache.New(st, logger), changecache.New(st, store.TeamDataChannel, logger)
-		listenCtx, stop := context.WithCancel(ctx)
-		t.Cleanup(stop)
-		go auths.Run(listenCtx)
-		go reads.Run(listenCtx)
-		waitFor(t, "the caches to listen", func() bool { return auths.Listening() && reads.Listening() })
+		storetest.RunListening(t, auths.Run, auths.Listening)
+		storetest.RunListening(t, reads.Run, reads.Listening)
 		return app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, AuthCache: auths, TeamReads: reads})
 	}
 	a, b := start(), start()
@@ -100,7 +97,7 @@ func TestTeamReads_PagesFollowEveryChange(t *testing.T) {
 	}
 	exec(`SELECT pg_notify($1, $2)`, store.TeamDataChannel, team.ID)
 	for name, f := range map[string]*fiber.App{"a": a, "b": b} {
-		waitFor(t, "process "+name+" to show the notified rename", func() bool { return shows(f, "store") })
+		storetest.WaitFor(t, "process "+name+" to show the notified rename", func() bool { return shows(f, "store") })
 	}
 
 	// A change as the worker makes it: through the store, outside both.
@@ -108,7 +105,7 @@ func TestTeamReads_PagesFollowEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]*fiber.App{"a": a, "b": b} {
-		waitFor(t, "process "+name+" to show billing", func() bool { return shows(f, "billing") })
+		storetest.WaitFor(t, "process "+name+" to show billing", func() bool { return shows(f, "billing") })
 	}
 
 	// A change through process a shows there on the next request.
@@ -121,5 +118,5 @@ func TestTeamReads_PagesFollowEveryChange(t *testing.T) {
 	if !shows(a, "search") {
 		t.Error("the process that created search does not list it")
 	}
-	waitFor(t, "process b to show search", func() bool { return shows(b, "search") })
+	storetest.WaitFor(t, "process b to show search", func() bool { return shows(b, "search") })
 }

@@ -49,15 +49,10 @@ func BenchmarkDashboard(b *testing.B) {
 	// As serve does: sessions and tokens, and what the busiest pages read
 	// of a team, are kept while serve listens for their changes.
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	listenCtx, stopListening := context.WithCancel(ctx)
-	defer stopListening()
 	authCache := authcache.New(st, logger)
 	teamReads := changecache.New(st, store.TeamDataChannel, logger)
-	go authCache.Run(listenCtx)
-	go teamReads.Run(listenCtx)
-	for !authCache.Listening() || !teamReads.Listening() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	storetest.RunListening(b, authCache.Run, authCache.Listening)
+	storetest.RunListening(b, teamReads.Run, teamReads.Listening)
 	f := app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, AuthCache: authCache, TeamReads: teamReads})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -62,26 +62,6 @@ func (s signedIn) name(t *testing.T, c *Cache) string {
 	return in.User.Name
 }
 
-func run(t *testing.T, c *Cache) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the cache to listen", c.Listening)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestCache_NotListeningPassesThrough(t *testing.T) {
 	s := newSignedIn(t)
 	c := New(s.st, nil)
@@ -97,7 +77,7 @@ func TestCache_NotListeningPassesThrough(t *testing.T) {
 func TestCache_AnswersUntilNotified(t *testing.T) {
 	s := newSignedIn(t)
 	c := New(s.st, nil)
-	run(t, c)
+	storetest.RunListening(t, c.Run, c.Listening)
 	if got := s.name(t, c); got != "Ann" {
 		t.Fatalf("name %q", got)
 	}
@@ -108,13 +88,13 @@ func TestCache_AnswersUntilNotified(t *testing.T) {
 	if _, err := s.st.Pool().Exec(context.Background(), `SELECT pg_notify($1, '')`, store.AuthChannel); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the notification to drop the entry", func() bool { return s.name(t, c) == "Bea" })
+	storetest.WaitFor(t, "the notification to drop the entry", func() bool { return s.name(t, c) == "Bea" })
 
 	// Signing out notifies too: the cookie stops working.
 	if err := s.st.DeleteSession(context.Background(), s.session); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the signed-out session to be refused", func() bool {
+	storetest.WaitFor(t, "the signed-out session to be refused", func() bool {
 		_, err := c.SignedIn(context.Background(), s.session, time.Now())
 		return errors.Is(err, store.ErrNotFound)
 	})
@@ -133,7 +113,7 @@ func TestCache_TokenUseIsStampedOnHits(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := New(s.st, nil)
-	run(t, c)
+	storetest.RunListening(t, c.Run, c.Listening)
 	now := time.Now().Truncate(time.Second)
 	if _, err := c.APIToken(ctx, hash, now); err != nil {
 		t.Fatal(err)
@@ -158,7 +138,7 @@ func TestCache_TokenUseIsStampedOnHits(t *testing.T) {
 func TestCache_TouchedSessionIsNotTouchedAgain(t *testing.T) {
 	s := newSignedIn(t)
 	c := New(s.st, nil)
-	run(t, c)
+	storetest.RunListening(t, c.Run, c.Listening)
 	ctx := context.Background()
 	s.name(t, c)
 	seen, expires := time.Now().Add(time.Minute), time.Now().Add(2*time.Hour)

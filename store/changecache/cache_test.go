@@ -12,26 +12,6 @@ import (
 
 const testChannel = "slipway_changecache_test"
 
-func run(t *testing.T, c *Cache) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the cache to listen", c.Listening)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // answer looks key of bucket up with a fetch that answers fresh.
 func answer(t *testing.T, c *Cache, bucket, key, fresh string) string {
 	t.Helper()
@@ -60,25 +40,25 @@ func TestCache_NotListeningPassesThrough(t *testing.T) {
 func TestCache_NotificationDropsItsBucket(t *testing.T) {
 	st := storetest.NewSchema(t)
 	c := New(st, testChannel, nil)
-	run(t, c)
+	storetest.RunListening(t, c.Run, c.Listening)
 	answer(t, c, "team_a", "k", "a1")
 	answer(t, c, "team_b", "k", "b1")
 	if got := answer(t, c, "team_a", "k", "a2"); got != "a1" {
 		t.Fatalf("a listening cache fetched again (%q)", got)
 	}
 	notify(t, st, "team_a")
-	waitFor(t, "team_a's bucket to be dropped", func() bool { return answer(t, c, "team_a", "k", "a2") == "a2" })
+	storetest.WaitFor(t, "team_a's bucket to be dropped", func() bool { return answer(t, c, "team_a", "k", "a2") == "a2" })
 	if got := answer(t, c, "team_b", "k", "b2"); got != "b1" {
 		t.Errorf("a notification for team_a dropped team_b's answer (%q)", got)
 	}
 	notify(t, st, "")
-	waitFor(t, "an empty payload to drop every bucket", func() bool { return answer(t, c, "team_b", "k", "b3") == "b3" })
+	storetest.WaitFor(t, "an empty payload to drop every bucket", func() bool { return answer(t, c, "team_b", "k", "b3") == "b3" })
 }
 
 func TestCache_LostListenDropsAndReconnects(t *testing.T) {
 	st := storetest.NewSchema(t)
 	c := New(st, testChannel, nil)
-	run(t, c)
+	storetest.RunListening(t, c.Run, c.Listening)
 	answer(t, c, "b", "k", "one")
 	c.mu.Lock()
 	before := c.generation
@@ -88,14 +68,14 @@ func TestCache_LostListenDropsAndReconnects(t *testing.T) {
 		WHERE datname = current_database() AND query LIKE 'LISTEN %`+testChannel+`%'`); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the lost listen to drop the cache", func() bool {
+	storetest.WaitFor(t, "the lost listen to drop the cache", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.generation != before
 	})
 	// Nothing is kept while nobody listens, and what was kept went with
 	// the connection.
-	waitFor(t, "the listen to come back", c.Listening)
+	storetest.WaitFor(t, "the listen to come back", c.Listening)
 	if got := answer(t, c, "b", "k", "two"); got != "two" {
 		t.Errorf("after a lost listen the cache answered %q", got)
 	}
