@@ -16,7 +16,8 @@ import (
 )
 
 // ui drives one browser tab through the dashboard, failing the test with
-// a screenshot and the page's main element when a step does not happen.
+// a screenshot and the page's body when a step does not happen. who names
+// the tab (its failure screenshot is forms-failed-<who>.png).
 type ui struct {
 	t     *testing.T
 	ctx   context.Context
@@ -115,6 +116,27 @@ func (u *ui) until(step, js string) {
 	if err := u.poll(js); err != nil {
 		u.fail(step, fmt.Errorf("%s is not true at %s: %w", js, u.eval("read the location", `location.href`), err))
 	}
+}
+
+// untilWithin polls js (a boolean expression) until it holds, for at
+// most timeout.
+func (u *ui) untilWithin(step, js string, timeout time.Duration) {
+	u.t.Helper()
+	if _, err := chromedp.Run(u.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout))); err != nil {
+		u.fail(step, err)
+	}
+}
+
+// shot saves a screenshot of the whole page as name.png in the
+// artifacts directory.
+func (u *ui) shot(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(u.shots, name+".png"), buf, 0o644)
+	})
 }
 
 // poll waits up to a minute for js to be true on a loaded page (a poll

@@ -48,61 +48,10 @@ port = 8080
 visibility = "public"
 `
 
-// page drives one Chromium tab for a test, failing it with the page's
-// main element and a screenshot.
-type page struct {
-	t     *testing.T
-	ctx   context.Context
-	shots string
-}
-
-func (p *page) shot(name string) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		buf, err := chromedp.FullScreenshot(100)(ctx, tg)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(p.shots, name+".png"), buf, 0o644)
-	})
-}
-
-func (p *page) fail(step string, err error) {
-	p.t.Helper()
-	html, _ := chromedp.Run(p.ctx, chromedp.OuterHTML(chromedp.CSS("main")))
-	_ = chromedp.Do(p.ctx, p.shot("failed-"+strings.ReplaceAll(step, " ", "-")))
-	p.t.Fatalf("%s: %v\npage main:\n%s", step, err, tail(html, 6000))
-}
-
-func (p *page) run(step string, actions ...chromedp.Action[chromedp.Void]) {
-	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Minute)
-	defer cancel()
-	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{htmxSettled}, actions...)...); err != nil {
-		p.fail(step, err)
-	}
-}
-
-func (p *page) eval(step, js string) string {
-	p.t.Helper()
-	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js))
-	if err != nil {
-		p.fail(step, err)
-	}
-	return v
-}
-
-// until polls js (a boolean expression) until it holds.
-func (p *page) until(step, js string, timeout time.Duration) {
-	p.t.Helper()
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout))); err != nil {
-		p.fail(step, err)
-	}
-}
-
 // devSession runs slipway dev (startDev, with env) with a gateway named
 // for prefix and id, removed when the test ends, and opens its first-run
 // setup link in headless Chromium, which resolves *.test to the gateway.
-func devSession(t *testing.T, prefix, id string, env ...string) (p *page, base string, gatewayPort int) {
+func devSession(t *testing.T, prefix, id string, env ...string) (p *ui, base string, gatewayPort int) {
 	t.Helper()
 	gateway := "slipway-gw-" + prefix + "-" + id
 	cli := swarmtest.Client(t)
@@ -114,12 +63,12 @@ func devSession(t *testing.T, prefix, id string, env ...string) (p *page, base s
 	if err := chromedp.Do(ctx, chromedp.Navigate(setupLink)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &page{t: t, ctx: ctx, shots: artifactsDir(t)}, base, gatewayPort
+	return &ui{t: t, ctx: ctx, shots: artifactsDir(t), who: prefix}, base, gatewayPort
 }
 
 // signup fills in the first-run signup form the setup link opens, for a
 // team of that name, and waits for the first application's manifest form.
-func (p *page) signup(team string) {
+func (p *ui) signup(team string) {
 	p.t.Helper()
 	p.run("first-run signup",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="signup-form"]`)),
@@ -133,7 +82,7 @@ func (p *page) signup(team string) {
 
 // deploy pastes the manifest doc into the new application form, presses
 // Save and deploy and waits for the deployment's timeline.
-func (p *page) deploy(step, base, doc string) {
+func (p *ui) deploy(step, base, doc string) {
 	p.t.Helper()
 	p.saveManifest(step, base+"/applications", doc, "manifest-save-deploy", `[data-testid="deployment-timeline"]`)
 }
@@ -141,7 +90,7 @@ func (p *page) deploy(step, base, doc string) {
 // saveManifest pastes the manifest doc into the manifest form at url
 // (the new application form, or an application's Manifest tab), presses
 // the button with data-testid button and waits for ready.
-func (p *page) saveManifest(step, url, doc, button, ready string) {
+func (p *ui) saveManifest(step, url, doc, button, ready string) {
 	p.t.Helper()
 	p.run(step,
 		chromedp.Navigate(url),
@@ -221,7 +170,7 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 
 	// While web rolls out, its step shows how many replicas are healthy,
 	// read from Docker, and updates in place.
-	p.until("rollout shows replicas", `(() => { const s = document.querySelector('[data-step="rollout:web"] [data-testid="step-replicas"]'); return !!s && /^[0-2]\/2 healthy/.test(s.textContent.trim()); })()`, 3*time.Minute)
+	p.untilWithin("rollout shows replicas", `(() => { const s = document.querySelector('[data-step="rollout:web"] [data-testid="step-replicas"]'); return !!s && /^[0-2]\/2 healthy/.test(s.textContent.trim()); })()`, 3*time.Minute)
 	p.run("rolling out", p.shot("20-rolling-out"))
 	p.run("deployment succeeds", chromedp.WaitVisible(css(`[data-testid="deployment-timeline"][data-state="succeeded"]`)))
 	if href := p.eval("read the visit link", `(document.querySelector('[data-testid="deployment-visit-link"]') || {}).href || ""`); href != "http://"+name+".test/" {
@@ -254,25 +203,25 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 	if sorted := p.eval("read the order", `(() => { const ts = Array.from(document.querySelectorAll('[data-testid="log-line"]')).map(l => l.dataset.ts); return String(ts.every((t, i) => i === 0 || ts[i-1] <= t)); })()`); sorted != "true" {
 		t.Error("the lines are not in time order")
 	}
-	p.until("logs.js runs", `!document.querySelector('[data-testid="service-logs-pause"]').hidden`, 30*time.Second)
+	p.untilWithin("logs.js runs", `!document.querySelector('[data-testid="service-logs-pause"]').hidden`, 30*time.Second)
 	p.eval("mark the page", `window.__noReload = "yes"; document.querySelector('[data-testid="log-line"]').__kept = "yes"; "ok"`)
 
 	logLine("appended-"+id, 0)
-	p.until("a new line is appended", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("appended-`+id+`"))`, time.Minute)
+	p.untilWithin("a new line is appended", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("appended-`+id+`"))`, time.Minute)
 	if kept := p.eval("read the markers", `String(window.__noReload) + " " + String(document.querySelector('[data-testid="log-line"]').__kept)`); kept != "yes yes" {
 		t.Fatalf("markers %q: the page reloaded or its lines were replaced instead of appended", kept)
 	}
 
 	// Pinned: a burst longer than the box keeps the newest line in view.
 	logLine("bulk-"+id, 300)
-	p.until("the burst arrives", `(() => { const l = document.querySelectorAll('[data-testid="log-line"]'); return Array.from(l).filter(x => x.textContent.includes("bulk-`+id+`")).length >= 300; })()`, time.Minute)
-	p.until("pinned to the bottom", `(() => { const b = document.querySelector('[data-testid="service-logs-box"]'); return b.scrollHeight > b.clientHeight && b.scrollHeight - b.scrollTop - b.clientHeight < 4; })()`, 10*time.Second)
+	p.untilWithin("the burst arrives", `(() => { const l = document.querySelectorAll('[data-testid="log-line"]'); return Array.from(l).filter(x => x.textContent.includes("bulk-`+id+`")).length >= 300; })()`, time.Minute)
+	p.untilWithin("pinned to the bottom", `(() => { const b = document.querySelector('[data-testid="service-logs-box"]'); return b.scrollHeight > b.clientHeight && b.scrollHeight - b.scrollTop - b.clientHeight < 4; })()`, 10*time.Second)
 	p.run("pinned", p.shot("21-logs-pinned"))
 
 	// Scrolled up, new lines do not move the view; a button offers them.
 	p.eval("scroll up", `(() => { const b = document.querySelector('[data-testid="service-logs-box"]'); b.scrollTop = 0; b.dispatchEvent(new Event("scroll")); return "ok"; })()`)
 	logLine("after-scroll-"+id, 0)
-	p.until("the line arrives while scrolled up", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("after-scroll-`+id+`"))`, time.Minute)
+	p.untilWithin("the line arrives while scrolled up", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("after-scroll-`+id+`"))`, time.Minute)
 	if state := p.eval("read the scroll", `(() => { const b = document.querySelector('[data-testid="service-logs-box"]'); return b.scrollTop + " " + document.querySelector('[data-testid="service-logs-jump"]').hidden; })()`); state != "0 false" {
 		t.Errorf("scrolled up, a new line left scrollTop and jump-hidden %q, want 0 false", state)
 	}
@@ -283,12 +232,12 @@ func TestDashboard_LogsAndDeployment(t *testing.T) {
 		t.Fatalf("pause aria-pressed %q", pressed)
 	}
 	logLine("while-paused-"+id, 0)
-	p.until("the paused line is held", `/1 new line held/.test(document.querySelector('[data-testid="service-logs-status"]').textContent)`, time.Minute)
+	p.untilWithin("the paused line is held", `/1 new line held/.test(document.querySelector('[data-testid="service-logs-status"]').textContent)`, time.Minute)
 	if shown := p.eval("read while paused", `String(Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("while-paused-`+id+`")))`); shown != "false" {
 		t.Fatal("a line written while paused was shown")
 	}
 	p.run("paused", p.shot("22-logs-paused"), chromedp.Click(css(`[data-testid="service-logs-pause"]`)))
-	p.until("resume shows the held line", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("while-paused-`+id+`"))`, 10*time.Second)
+	p.untilWithin("resume shows the held line", `Array.from(document.querySelectorAll('[data-testid="log-line"]')).some(l => l.textContent.includes("while-paused-`+id+`"))`, 10*time.Second)
 
 	// A deployment that fails on a missing image.
 	missing := strings.Replace(strings.Replace(fmt.Sprintf(logsManifest, "missing-"+id, "slipway-test/missing:nope", "missing-"+id), "replicas = 2", "replicas = 1", 1), "[spec.services.healthcheck]\ntype = \"http\"\nport = 8080\n", "", 1)
@@ -355,7 +304,7 @@ func axeSource(t *testing.T) string {
 
 // runAxe runs axe-core's WCAG 2.x A and AA rules on the current page and
 // returns each violation as "rule (impact): target, …".
-func runAxe(t *testing.T, p *page, axe string) []string {
+func runAxe(t *testing.T, p *ui, axe string) []string {
 	t.Helper()
 	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](axe+";true")); err != nil {
 		p.fail("inject axe-core", err)

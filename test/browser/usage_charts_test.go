@@ -83,7 +83,7 @@ func TestDashboard_UsageCharts(t *testing.T) {
 	svc := `[data-testid="usage-service"][data-service="web"]`
 	route := `[data-testid="usage-route"][data-route="` + host + `"]`
 	p.run("overview", chromedp.Navigate(base+appPath), chromedp.WaitVisible(css(`[data-testid="usage"]`)))
-	p.until("charts present", `(() => {
+	p.untilWithin("charts present", `(() => {
 		const ok = (sel) => !!document.querySelector(sel + ' svg.chart-svg');
 		return ok('`+svc+` [data-series="cpu"]') && ok('`+svc+` [data-series="memory"]') && ok('`+svc+` [data-series="network"]')
 			&& ok('`+route+` [data-series="requests"]') && ok('`+route+` [data-series="p95"]');
@@ -119,7 +119,7 @@ func TestDashboard_UsageCharts(t *testing.T) {
 	// The latest step of each chart: the route answers more than a
 	// request a second and the service uses more than 0.1 cores, in a
 	// usage element htmx swapped in.
-	p.until("charts rise under load", `(() => {
+	p.untilWithin("charts rise under load", `(() => {
 		const u = document.querySelector('[data-testid="usage"]');
 		const cpu = document.querySelector('`+svc+` [data-series="cpu"]');
 		const req = document.querySelector('`+route+` [data-series="requests"]');
