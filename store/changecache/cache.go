@@ -12,12 +12,12 @@ import (
 // MaxAge bounds how long an answer is used, notified or not.
 const MaxAge = time.Minute
 
-// Bounds on what is kept: a full bucket, or a cache with too many
-// buckets, is emptied rather than evicted from key by key (it refills with
-// what is in use).
+// Bounds on what is kept, whatever requests ask for (every search a
+// tenant types is a key): a cache that reaches them is emptied rather than
+// evicted from key by key (it refills with what is in use).
 const (
-	maxKeys    = 10000
-	maxBuckets = 10000
+	maxEntries = 5000
+	maxBuckets = 5000
 )
 
 // Cache is safe for concurrent use; make one with New.
@@ -32,6 +32,7 @@ type Cache struct {
 	// A lookup keeps its answer only when neither moved since it began.
 	generation uint64
 	buckets    map[string]*bucket
+	entries    int // kept answers, in all buckets
 }
 
 type bucket struct {
@@ -110,12 +111,14 @@ func (c *Cache) Forget(name string) {
 		c.buckets[name] = b
 	}
 	b.generation++
+	c.entries -= len(b.entries)
 	clear(b.entries)
 }
 
 func (c *Cache) dropAllLocked() {
 	c.generation++
 	clear(c.buckets)
+	c.entries = 0
 }
 
 // Get answers key of bucket from memory when the cache is listening and the
@@ -148,6 +151,10 @@ func Get[T any](c *Cache, bucketName, key string, now time.Time, valid func(T) b
 	if !c.listening || c.generation != generation {
 		return v, nil
 	}
+	if c.entries >= maxEntries {
+		c.dropAllLocked()
+		return v, nil
+	}
 	b = c.buckets[bucketName]
 	switch {
 	case b == nil:
@@ -160,8 +167,9 @@ func Get[T any](c *Cache, bucketName, key string, now time.Time, valid func(T) b
 		c.buckets[bucketName] = b
 	case b.generation != bucketGeneration:
 		return v, nil
-	case len(b.entries) >= maxKeys:
-		clear(b.entries)
+	}
+	if _, replaced := b.entries[key]; !replaced {
+		c.entries++
 	}
 	b.entries[key] = entry{value: v, added: now}
 	return v, nil

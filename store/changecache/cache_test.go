@@ -3,6 +3,7 @@ package changecache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -147,5 +148,33 @@ func TestCache_Update(t *testing.T) {
 	Update(c, "b", "missing", func(v *int) { t.Error("changed an answer that is not kept") })
 	if v, _ := Get(c, "b", "k", time.Now(), nil, func() (int, error) { return 3, nil }); v != 2 {
 		t.Errorf("kept answer %d after Update, want 2", v)
+	}
+}
+
+// TestCache_Bounded: however many keys requests make up, the cache keeps
+// at most maxEntries answers.
+func TestCache_Bounded(t *testing.T) {
+	c := New(nil, testChannel, nil)
+	c.listening = true
+	for i := range 3 * maxEntries {
+		bucket := fmt.Sprint("team-", i%7)
+		if _, err := Get(c, bucket, fmt.Sprint("search-", i), time.Now(), nil, func() (int, error) { return i, nil }); err != nil {
+			t.Fatal(err)
+		}
+		kept := 0
+		for _, b := range c.buckets {
+			kept += len(b.entries)
+		}
+		if kept != c.entries || kept > maxEntries {
+			t.Fatalf("after %d lookups: %d kept, counted %d (at most %d)", i+1, kept, c.entries, maxEntries)
+		}
+	}
+	c.Forget("team-3")
+	kept := 0
+	for _, b := range c.buckets {
+		kept += len(b.entries)
+	}
+	if kept != c.entries {
+		t.Fatalf("after a drop: %d kept, counted %d", kept, c.entries)
 	}
 }

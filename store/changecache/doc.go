@@ -8,7 +8,8 @@
 // place, and whenever the connection is lost, every lookup reads Postgres
 // and nothing is kept. A lookup that began before a drop never keeps its
 // (possibly stale) answer after it. An answer also ends after MaxAge
-// whatever happens, or earlier when the caller's valid check says so.
+// whatever happens, or earlier when the caller's valid check says so. A
+// cache keeps at most 5000 answers: reaching that empties it.
 //
 // Kept answers are shared by every caller: they must be read, never
 // changed.
