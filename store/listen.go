@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,8 +25,9 @@ const TeamDataChannel = "slipway_team_data"
 
 // Listen holds a connection (with the pool's settings, outside the pool)
 // listening on channel (AuthChannel, TeamDataChannel). It calls listening
-// once the listen is in place and changed for every notification with its
-// payload, and returns when ctx ends (nil) or the connection fails.
+// once the listen is in place (a notification it sent itself has arrived)
+// and changed for every notification with its payload, and returns when
+// ctx ends (nil) or the connection fails.
 // Notifications arrive when the changing transaction commits, in commit
 // order.
 func (s *Store) Listen(ctx context.Context, channel string, listening func(), changed func(payload string)) error {
@@ -45,15 +49,46 @@ func (s *Store) Listen(ctx context.Context, channel string, listening func(), ch
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return listenEnd(ctx, op, err)
 	}
+	// The listen counts only once a notification sent through the pool
+	// arrives: behind a proxy that pools by transaction, LISTEN succeeds
+	// but nothing is ever delivered.
+	probe := listenProbe + rand.Text()
+	if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, probe); err != nil {
+		return listenEnd(ctx, op, err)
+	}
+	waiting, stopWaiting := context.WithTimeout(ctx, listenProbeTimeout)
+	defer stopWaiting()
+	for {
+		n, err := conn.WaitForNotification(waiting)
+		if err != nil {
+			if ctx.Err() == nil && waiting.Err() != nil {
+				return wrap(op, fmt.Errorf("a notification sent through the pool did not arrive within %v: "+
+					"Slipway needs LISTEN/NOTIFY (connect directly, or through a proxy that pools by session)", listenProbeTimeout))
+			}
+			return listenEnd(ctx, op, err)
+		}
+		if n.Payload == probe {
+			break
+		}
+	}
 	listening()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return listenEnd(ctx, op, err)
 		}
-		changed(n.Payload)
+		if !strings.HasPrefix(n.Payload, listenProbe) {
+			changed(n.Payload)
+		}
 	}
 }
+
+// listenProbe starts the payload of the notification each Listen sends
+// itself to check that notifications arrive; every listener ignores it.
+const listenProbe = "probe:"
+
+// listenProbeTimeout is how long Listen waits for its probe.
+const listenProbeTimeout = 30 * time.Second
 
 // listenEnd is nil when ctx ended (the caller stopped listening), err
 // wrapped otherwise.
