@@ -17,5 +17,12 @@ func (h *handler) healthShow(c *fiber.Ctx) error {
 		h.log.WarnContext(ctx, "health check failed", "err", err)
 		return c.Status(http.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable", "database": "unreachable"})
 	}
-	return c.JSON(fiber.Map{"status": "ok"})
+	// Whether this process keeps sessions, tokens and the busiest pages'
+	// reads between changes ("on"), or reads Postgres for each ("off":
+	// starting, or the listen for changes is lost).
+	caches := "off"
+	if h.authCache.Listening() && h.teamReads.Listening() {
+		caches = "on"
+	}
+	return c.JSON(fiber.Map{"status": "ok", "caches": caches})
 }

@@ -52,7 +52,23 @@ func TestTeamReads_PagesFollowEveryChange(t *testing.T) {
 		storetest.RunListening(t, reads.Run, reads.Listening)
 		return app.New(app.Config{Store: st, Argon2: auth.TestArgon2, Logger: logger, AuthCache: auths, TeamReads: reads})
 	}
+	health := func(f *fiber.App) string {
+		t.Helper()
+		res, err := f.Test(httptest.NewRequest(http.MethodGet, "/healthz", nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return string(body)
+	}
+	if got := health(app.New(app.Config{Store: st, Argon2: auth.TestArgon2})); !strings.Contains(got, `"caches":"off"`) {
+		t.Errorf("/healthz of a process whose caches do not listen: %s", got)
+	}
 	a, b := start(), start()
+	if got := health(a); !strings.Contains(got, `"caches":"on"`) {
+		t.Errorf("/healthz of a process whose caches listen: %s", got)
+	}
 	send := func(f *fiber.App, req *http.Request) (int, string) {
 		t.Helper()
 		req.AddCookie(&http.Cookie{Name: "slipway_session", Value: "cookie"})
