@@ -100,7 +100,10 @@ func TestGatewayServesWhileControlPlaneDown(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			hc := &http.Client{Timeout: 5 * time.Second}
+			// What must not happen is a refusal or an error answer; a
+			// request that a machine starved of CPU slows down is not a
+			// failure, so the timeout is generous.
+			hc := &http.Client{Timeout: 30 * time.Second}
 			for time.Now().Before(stop) {
 				status, body, err := gw.Get(hc, hostA)
 				total.Add(1)

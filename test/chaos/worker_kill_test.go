@@ -294,9 +294,26 @@ func (h *stepEndHold) release(t *testing.T, pid int32) {
 
 // checkServicesRun checks what the environment holds on the Swarm: exactly
 // the wanted services, each of the deployment's spec with its replicas
-// running, and one job service that ran one task.
+// running, and one job service that ran one task. Replicas may be
+// restarting (a health check that timed out on a starved machine): it
+// waits up to three minutes for the state, and reports the last look.
 func checkServicesRun(t *testing.T, envID, deploymentID string, want map[string]uint64) {
 	t.Helper()
+	var problems []string
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
+		if problems = servicesRunProblems(t, envID, deploymentID, want); len(problems) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// servicesRunProblems is what checkServicesRun finds wrong, now.
+func servicesRunProblems(t *testing.T, envID, deploymentID string, want map[string]uint64) []string {
+	t.Helper()
+	var problems []string
 	ctx := context.Background()
 	cli := swarmtest.Client(t)
 	services, err := cli.ServiceList(ctx, dockerswarm.ServiceListOptions{Filters: filters.NewArgs(filters.Arg("label", swarm.LabelEnv+"="+envID))})
@@ -314,22 +331,22 @@ func checkServicesRun(t *testing.T, envID, deploymentID string, want map[string]
 		if labels[swarm.LabelJob] != "" {
 			jobServices++
 			if len(tasks) != 1 {
-				t.Errorf("job service %s has %d tasks, want 1 (one run)", s.Spec.Name, len(tasks))
+				problems = append(problems, fmt.Sprintf("job service %s has %d tasks, want 1 (one run)", s.Spec.Name, len(tasks)))
 			}
 			continue
 		}
 		name := labels[swarm.LabelService]
 		if seen[name] {
-			t.Errorf("service %s is on the Swarm twice", name)
+			problems = append(problems, fmt.Sprintf("service %s is on the Swarm twice", name))
 		}
 		seen[name] = true
 		replicas, ok := want[name]
 		if !ok {
-			t.Errorf("unexpected service %s (%s)", name, s.Spec.Name)
+			problems = append(problems, fmt.Sprintf("unexpected service %s (%s)", name, s.Spec.Name))
 			continue
 		}
 		if got := labels[swarm.LabelDeployment]; got != deploymentID {
-			t.Errorf("service %s runs the spec of deployment %s, want %s", name, got, deploymentID)
+			problems = append(problems, fmt.Sprintf("service %s runs the spec of deployment %s, want %s", name, got, deploymentID))
 		}
 		running := uint64(0)
 		for _, task := range tasks {
@@ -338,15 +355,16 @@ func checkServicesRun(t *testing.T, envID, deploymentID string, want map[string]
 			}
 		}
 		if running != replicas {
-			t.Errorf("service %s has %d running tasks, want %d", name, running, replicas)
+			problems = append(problems, fmt.Sprintf("service %s has %d running tasks, want %d", name, running, replicas))
 		}
 	}
 	for name := range want {
 		if !seen[name] {
-			t.Errorf("service %s is not on the Swarm", name)
+			problems = append(problems, fmt.Sprintf("service %s is not on the Swarm", name))
 		}
 	}
 	if jobServices != 1 {
-		t.Errorf("%d job services on the Swarm, want 1", jobServices)
+		problems = append(problems, fmt.Sprintf("%d job services on the Swarm, want 1", jobServices))
 	}
+	return problems
 }
